@@ -1,0 +1,1 @@
+"""Benchmarks behind `lsp-agent bench`."""

@@ -1,0 +1,58 @@
+"""Logging to stderr (and optionally a file); never to stdout, which belongs to JSON-RPC."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import warnings
+from pathlib import Path
+
+_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_NOISY_LOGGERS = (
+    "pygls",
+    "LiteLLM",
+    "litellm",
+    "httpx",
+    "httpcore",
+    "docker",
+    "urllib3",
+    "smolagents",
+)
+
+
+def quiet_third_party_imports() -> None:
+    """Environment switches that must be set before heavy libraries are imported.
+
+    LiteLLM otherwise fetches a remote price map at import time (slow, and offline it
+    retries for seconds); Hugging Face libraries otherwise try the hub.
+    """
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def configure_logging(
+    level: str = "INFO",
+    log_file: Path | None = None,
+    *,
+    suppress_warnings: bool = True,
+) -> None:
+    """Send every log record to stderr (and `log_file`), at `level`."""
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    for handler in handlers:
+        handler.setFormatter(logging.Formatter(_FORMAT))
+        root.addHandler(handler)
+    root.setLevel(level)
+    noisy_level = logging.WARNING if suppress_warnings else logging.getLevelName(level)
+    for name in _NOISY_LOGGERS:
+        logging.getLogger(name).setLevel(noisy_level)
+    logging.captureWarnings(True)
+    if suppress_warnings:
+        warnings.simplefilter("ignore")

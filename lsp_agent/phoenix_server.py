@@ -1,0 +1,112 @@
+"""`lsp-agent phoenix`: a local Arize Phoenix server, in an environment of its own.
+
+Why its own environment: the Phoenix *server* (20.26.x; 20.3.0 crashes at import on
+Python 3.11) needs `openai>=3` through pydantic-ai, while LiteLLM pins `openai<3`. The
+language server only needs the exporter side (OpenTelemetry + arize-phoenix-otel), so the
+server runs from a virtual environment built from the pinned `phoenix-requirements.txt`
+shipped in this package, created on first use under the data directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+REQUIREMENTS = Path(__file__).with_name("phoenix-requirements.txt")
+
+
+def data_home() -> Path:
+    """Where lsp-agent keeps environments and data: `$LSP_AGENT_HOME` or the XDG data dir."""
+    explicit = os.environ.get("LSP_AGENT_HOME")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "lsp-agent"
+
+
+def environment_dir() -> Path:
+    """The Phoenix environment, named by a hash of the pinned requirements."""
+    digest = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()[:12]
+    return data_home() / f"phoenix-env-{digest}"
+
+
+def phoenix_executable(env: Path) -> Path:
+    return env / ("Scripts" if os.name == "nt" else "bin") / "phoenix"
+
+
+def ensure_environment() -> Path:
+    """Create the Phoenix environment if it is missing; return the `phoenix` executable.
+
+    Built in place (a virtual environment cannot be moved) and marked complete with a
+    stamp file at the end, so an interrupted set-up is rebuilt rather than half-used.
+    """
+    env = environment_dir()
+    exe = phoenix_executable(env)
+    stamp = env / ".lsp-agent-complete"
+    if stamp.exists() and exe.exists():
+        return exe
+    shutil.rmtree(env, ignore_errors=True)
+    python = env / "bin" / "python"
+    uv = shutil.which("uv")
+    print(f"Setting up Phoenix in {env} (one time, about a minute)...", file=sys.stderr)
+    if uv:
+        commands = [
+            [uv, "venv", "-q", "--python", sys.executable, str(env)],
+            [uv, "pip", "install", "-q", "--python", str(python), "-r", str(REQUIREMENTS)],
+        ]
+    else:
+        commands = [
+            [sys.executable, "-m", "venv", str(env)],
+            [str(python), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)],
+        ]
+    for argv in commands:
+        subprocess.run(argv, check=True)
+    stamp.write_text(REQUIREMENTS.read_text(encoding="utf-8"), encoding="utf-8")
+    return exe
+
+
+def phoenix_environment(port: int, grpc_port: int, working_dir: Path) -> dict[str, str]:
+    """Environment variables for `phoenix serve`: ports, data dir, no outside calls."""
+    return {
+        **os.environ,
+        "PHOENIX_PORT": str(port),
+        "PHOENIX_HOST": "127.0.0.1",
+        "PHOENIX_GRPC_PORT": str(grpc_port),
+        "PHOENIX_WORKING_DIR": str(working_dir),
+        "PHOENIX_TELEMETRY_ENABLED": "false",
+    }
+
+
+def run_phoenix(port: int = 6006, setup_only: bool = False, grpc_port: int | None = None) -> int:
+    """Start Phoenix in the foreground (OTLP/HTTP at http://127.0.0.1:PORT/v1/traces)."""
+    try:
+        exe = ensure_environment()
+    except (subprocess.CalledProcessError, OSError) as exc:
+        print(f"lsp-agent phoenix: could not set up Phoenix's environment: {exc}", file=sys.stderr)
+        return 1
+    if setup_only:
+        print(f"Phoenix is installed: {exe}")
+        return 0
+    working_dir = Path(os.environ.get("PHOENIX_WORKING_DIR") or data_home() / "phoenix-data")
+    working_dir.mkdir(parents=True, exist_ok=True)
+    env = phoenix_environment(port, grpc_port or (4317 if port == 6006 else port + 1), working_dir)
+    print(
+        f"Phoenix UI and OTLP endpoint: http://127.0.0.1:{port} "
+        f"(set PHOENIX_ENDPOINT=http://127.0.0.1:{port}/v1/traces)",
+        file=sys.stderr,
+    )
+    sys.stderr.flush()
+    if os.name == "posix":
+        # Become Phoenix, so signals (Ctrl-C, terminate) reach the server itself.
+        os.execve(str(exe), [str(exe), "serve"], env)
+    try:
+        return subprocess.call([str(exe), "serve"], env=env)
+    except KeyboardInterrupt:
+        return 0

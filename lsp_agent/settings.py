@@ -1,0 +1,301 @@
+"""Typed settings: one object, every key with a default, read from env, `.env` and the editor.
+
+Precedence (later wins): defaults < `.env` in the workspace < process environment <
+editor overrides (LSP `initializationOptions` / `workspace/configuration`).
+
+A bad value never stops the program: the field keeps its default and a `SettingError`
+naming the key, the value and what is allowed is returned beside the settings, so the
+server can tell the editor and the CLI can print it.
+
+This module is a leaf: it imports nothing from the rest of the project, so every layer
+(sandbox, safety, tools, server) may read settings without pulling in pygls or models.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dotenv import dotenv_values
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+SANDBOX_BACKENDS = ("auto", "docker", "local", "none")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+@dataclass(frozen=True)
+class SettingError:
+    """One rejected value: which key, what was given, what is allowed, where it came from."""
+
+    key: str
+    value: str
+    allowed: str
+    source: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.key}={self.value!r} (from {self.source}) is not valid: "
+            f"expected {self.allowed}. Using the default instead."
+        )
+
+
+class _Invalid(ValueError):
+    """Raised by a parser; the message says what is allowed."""
+
+
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw.strip())
+        except ValueError:
+            raise _Invalid(f"a whole number from {lo} to {hi}") from None
+        if not lo <= value <= hi:
+            raise _Invalid(f"a whole number from {lo} to {hi}")
+        return value
+
+    return parse
+
+
+def _float_in(lo: float, hi: float) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw.strip())
+        except ValueError:
+            raise _Invalid(f"a number from {lo} to {hi}") from None
+        if not lo <= value <= hi:
+            raise _Invalid(f"a number from {lo} to {hi}")
+        return value
+
+    return parse
+
+
+def _boolean(raw: str) -> bool:
+    text = raw.strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise _Invalid("true or false (also 1/0, yes/no, on/off)")
+
+
+def _choice(options: tuple[str, ...], *, upper: bool = False) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        text = raw.strip().upper() if upper else raw.strip().lower()
+        if text not in options:
+            raise _Invalid("one of " + ", ".join(options))
+        return text
+
+    return parse
+
+
+def _text(raw: str) -> str:
+    return raw.strip()
+
+
+def _nonempty(raw: str) -> str:
+    text = raw.strip()
+    if not text:
+        raise _Invalid("a non-empty string")
+    return text
+
+
+def _url_or_empty(raw: str) -> str:
+    text = raw.strip()
+    if text and not re.match(r"^https?://[^\s/]+", text):
+        raise _Invalid("an http:// or https:// URL, or empty")
+    return text.rstrip("/")
+
+
+def _url(raw: str) -> str:
+    text = _url_or_empty(raw)
+    if not text:
+        raise _Invalid("an http:// or https:// URL")
+    return text
+
+
+def _comma_list(raw: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+def _field(default: Any, parse: Callable[[str], Any], doc: str) -> Any:
+    return field(default=default, metadata={"parse": parse, "doc": doc})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting the project reads. Field `model_id` is read from key `MODEL_ID`, etc."""
+
+    model_id: str = _field(
+        "ollama_chat/qwen2.5-coder:14b",
+        _nonempty,
+        "LiteLLM model id (`ollama_chat/…`, `openai/…`), `embedded`, or `scripted:PATH`.",
+    )
+    model_api_base: str = _field(
+        "",
+        _url_or_empty,
+        "Model server URL; empty means the provider's default (Ollama: http://localhost:11434).",
+    )
+    model_temperature: float = _field(0.1, _float_in(0.0, 2.0), "Sampling temperature.")
+    model_max_tokens: int = _field(1024, _int_in(1, 32768), "Most tokens one reply may have.")
+    model_num_ctx: int = _field(
+        8192,
+        _int_in(512, 1_048_576),
+        "Context window sent to Ollama explicitly (it truncates silently otherwise).",
+    )
+    model_fallbacks: tuple[str, ...] = _field(
+        (),
+        _comma_list,
+        "Comma-separated model ids tried in order when the main model fails.",
+    )
+    agent_max_steps: int = _field(25, _int_in(1, 500), "Most agent steps in one job.")
+    phoenix_enabled: bool = _field(True, _boolean, "Export traces to Arize Phoenix.")
+    phoenix_endpoint: str = _field(
+        "http://localhost:6006/v1/traces",
+        _url,
+        "Phoenix OTLP/HTTP traces endpoint.",
+    )
+    validation_max_chars: int = _field(5000, _int_in(1, 10_000_000), "Largest tool input.")
+    validation_max_lines: int = _field(200, _int_in(1, 1_000_000), "Most lines in a tool input.")
+    validation_max_line_range: int = _field(
+        1000,
+        _int_in(1, 1_000_000),
+        "Most lines one read_file call may ask for.",
+    )
+    truncation_max_chars: int = _field(3000, _int_in(100, 10_000_000), "Longest tool output.")
+    truncation_max_lines: int = _field(150, _int_in(5, 1_000_000), "Most lines of tool output.")
+    truncation_max_list_items: int = _field(100, _int_in(1, 100_000), "Most items in a list.")
+    log_level: str = _field("INFO", _choice(LOG_LEVELS, upper=True), "Log level (to stderr).")
+    suppress_warnings: bool = _field(True, _boolean, "Hide noisy library warnings.")
+    sandbox_backend: str = _field(
+        "auto",
+        _choice(SANDBOX_BACKENDS),
+        "Where patches are checked: docker, local (no isolation), none; "
+        "auto = docker when available, else local.",
+    )
+    sandbox_image: str = _field(
+        "",
+        _text,
+        "Sandbox image; empty means the versioned image `lsp-agent sandbox build` makes.",
+    )
+    sandbox_timeout_s: int = _field(30, _int_in(1, 3600), "Seconds one sandbox command may run.")
+    check_command: str = _field(
+        "",
+        _text,
+        "Command that checks a patch in the sandbox (e.g. `pytest -q`); empty = auto.",
+    )
+    policy_file: str = _field("", _text, "Extra command-policy rules (TOML); stricter only.")
+
+    @staticmethod
+    def env_key(name: str) -> str:
+        return name.upper()
+
+    def effective_api_base(self) -> str:
+        """The URL the model is reached at, filling in the provider's default."""
+        if self.model_api_base:
+            return self.model_api_base
+        if self.model_id.startswith(("ollama/", "ollama_chat/")):
+            return "http://localhost:11434"
+        return ""
+
+
+def setting_fields() -> list[dataclasses.Field[Any]]:
+    return list(dataclasses.fields(Settings))
+
+
+def env_keys() -> list[str]:
+    return [Settings.env_key(f.name) for f in setting_fields()]
+
+
+def _normalise_key(key: str) -> str:
+    """`modelId`, `model_id`, `MODEL_ID` and `model-id` all name `model_id`."""
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).replace("-", "_")
+    return snake.lower()
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def resolve(
+    layers: list[tuple[str, Mapping[str, Any]]],
+    base: Settings | None = None,
+) -> tuple[Settings, list[SettingError]]:
+    """Apply layers (source name, key -> value) in order over `base` (defaults if None)."""
+    names = {f.name: f for f in setting_fields()}
+    values: dict[str, Any] = {}
+    errors: list[SettingError] = []
+    for source, mapping in layers:
+        for raw_key, raw_value in mapping.items():
+            if raw_value is None:
+                continue
+            name = _normalise_key(str(raw_key))
+            spec = names.get(name)
+            if spec is None:
+                continue
+            text = _as_text(raw_value)
+            try:
+                values[name] = spec.metadata["parse"](text)
+            except _Invalid as exc:
+                errors.append(SettingError(Settings.env_key(name), text, str(exc), source))
+    start = base if base is not None else Settings()
+    return dataclasses.replace(start, **values), errors
+
+
+def load_settings(
+    workspace: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> tuple[Settings, list[SettingError]]:
+    """Read `.env` from `workspace` (if any), then the environment, then editor overrides."""
+    env = os.environ if environ is None else environ
+    known = set(env_keys())
+    layers: list[tuple[str, Mapping[str, Any]]] = []
+    if workspace is not None:
+        dotenv_path = workspace / ".env"
+        if dotenv_path.is_file():
+            file_values = {k: v for k, v in dotenv_values(dotenv_path).items() if k in known}
+            layers.append((str(dotenv_path), file_values))
+    layers.append(("environment", {k: v for k, v in env.items() if k in known}))
+    if overrides:
+        layers.append(("editor settings", overrides))
+    return resolve(layers)
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """(KEY, default as text, description) for every setting: the README table's source."""
+    rows = []
+    for f in setting_fields():
+        default = _as_text(f.default) if f.default not in ("", ()) else "(empty)"
+        rows.append((Settings.env_key(f.name), default, str(f.metadata["doc"])))
+    return rows
+
+
+def markdown_table() -> str:
+    """The README's configuration table, generated from the settings object."""
+    lines = ["| Key | Default | Meaning |", "| --- | --- | --- |"]
+    for key, default, doc in describe():
+        lines.append(f"| `{key}` | `{default}` | {doc} |")
+    return "\n".join(lines)
+
+
+def env_example() -> str:
+    """The text of `.env.example`: every key, commented out at its default."""
+    out = [
+        "# lsp-agent settings. Copy to `.env` in your workspace and uncomment what you change.",
+        "# Precedence: defaults < .env < environment < editor settings.",
+        "",
+    ]
+    for key, default, doc in describe():
+        value = "" if default == "(empty)" else default
+        out += [f"# {doc}", f"# {key}={value}", ""]
+    return "\n".join(out)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole check, as the README's Quick start runs it: lint, format, types, tests.
+# Run inside the project environment (`uv run bash tests/check.sh`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== ruff check"; ruff check .
+echo "== ruff format --check"; ruff format --check .
+echo "== mypy"; mypy
+echo "== phoenix environment"; lsp-agent phoenix --setup-only
+echo "== pytest"; pytest "$@"

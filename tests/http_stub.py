@@ -1,0 +1,46 @@
+"""A tiny scripted HTTP server on 127.0.0.1 for tests (model endpoints and the like)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Route = Callable[[str, dict[str, Any] | None], tuple[int, Any]]
+
+
+@contextmanager
+def http_stub(route: Route) -> Iterator[str]:
+    """Serve `route(path, json_body) -> (status, json)`; yield the base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def _reply(self, body: dict[str, Any] | None) -> None:
+            status, payload = route(self.path, body)
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            self._reply(None)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            self._reply(json.loads(self.rfile.read(length) or b"{}"))
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

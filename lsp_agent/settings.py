@@ -160,6 +160,7 @@ class Settings:
         _url,
         "Phoenix OTLP/HTTP traces endpoint.",
     )
+    phoenix_project: str = _field("lsp-agent", _nonempty, "Phoenix project the traces go to.")
     validation_max_chars: int = _field(5000, _int_in(1, 10_000_000), "Largest tool input.")
     validation_max_lines: int = _field(200, _int_in(1, 1_000_000), "Most lines in a tool input.")
     validation_max_line_range: int = _field(

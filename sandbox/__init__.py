@@ -1,1 +1,14 @@
-"""sandbox package."""
+"""Where patches prove themselves: a hardened Docker sandbox (or a loud local fallback).
+
+    from sandbox import open_sandbox
+    with open_sandbox(repo_root) as box:
+        result = box.check_patch(diff)          # PatchCheck
+        run = box.run(["python", "-m", "pytest", "-q"])   # RunResult
+
+Never imports pygls, lsprotocol, smolagents or litellm.
+"""
+
+from sandbox.factory import docker_problem, open_sandbox
+from sandbox.protocol import PatchCheck, RunResult, Sandbox
+
+__all__ = ["PatchCheck", "RunResult", "Sandbox", "docker_problem", "open_sandbox"]

@@ -1,0 +1,140 @@
+"""`DockerSandbox`: one hardened warm container per session, replaced when it goes bad.
+
+The container is created on first use and reused for every job. It is removed on
+`close()`, at interpreter exit (`weakref.finalize`), and by Docker itself when this
+process dies (see sandbox/docker_engine.py). A job that times out, or a container that
+crashed, gets a fresh container next time. Jobs are serialised (one container).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+from lsp_agent.settings import Settings
+from sandbox import tracing
+from sandbox.check_command import COPY_EXCLUDES
+from sandbox.driver_backend import DriverBackedSandbox, SandboxUnavailable
+from sandbox.engine import (
+    ChannelBroken,
+    ChannelTimeout,
+    ContainerEngine,
+    DriverChannel,
+    EngineError,
+)
+from sandbox.hardening import SANDBOX_USER, WORK_COPY, WORKSPACE
+
+logger = logging.getLogger(__name__)
+
+HOST_GRACE_S = 15.0  # the host gives up this long after the in-container timeout
+_COPY_HINT = (
+    f" (the sandbox runs as uid {SANDBOX_USER.split(':')[0]}: make the repository readable "
+    "by others, e.g. `chmod -R o+rX .`, or set SANDBOX_BACKEND=local)"
+)
+
+
+class DockerSandbox(DriverBackedSandbox):
+    backend = "docker"
+
+    def __init__(
+        self,
+        repo_root: Path,
+        settings: Settings,
+        *,
+        engine: ContainerEngine,
+        image: str,
+        owns_engine: bool = True,
+    ) -> None:
+        super().__init__(repo_root, settings)
+        self.image = image
+        self._engine = engine
+        self._channel: DriverChannel | None = None
+        self._remove_container: weakref.finalize[Any, Any] | None = None
+        self._lock = threading.RLock()
+        self._closed = False
+        self.containers_started = 0
+        self._close_engine = weakref.finalize(self, engine.close) if owns_engine else None
+
+    @property
+    def container_id(self) -> str | None:
+        channel = self._channel
+        return channel.container_id if channel is not None else None
+
+    def _base_job(self) -> dict[str, Any]:
+        return {
+            "source": WORKSPACE,
+            "work": WORK_COPY,
+            "excludes": list(COPY_EXCLUDES),
+            "copy_hint": _COPY_HINT,
+        }
+
+    def _execute(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this sandbox is closed")
+            channel = self._ensure_channel()
+            with tracing.span(
+                "exec", backend=self.backend, container_id=channel.container_id[:12]
+            ) as span:
+                try:
+                    answer = channel.request(job, timeout_s + HOST_GRACE_S)
+                except ChannelTimeout:
+                    self._discard("no answer before the host-side deadline")
+                    tracing.set_attributes(span, timed_out=True)
+                    return {"stage": "command", "timed_out": True, "applies": None}
+                except ChannelBroken as exc:
+                    self._discard(f"it died during a job: {exc}")
+                    message = f"the sandbox container died during the job ({exc})"
+                    return {"stage": "driver", "error": message}
+                tracing.set_attributes(span, timed_out=bool(answer.get("timed_out")))
+            if answer.get("timed_out"):
+                self._discard("a job timed out (leftover processes are not trusted)")
+            elif answer.get("stage") == "driver":
+                self._discard(f"its driver failed: {answer.get('error')}")
+            return answer
+
+    def _ensure_channel(self) -> DriverChannel:
+        channel = self._channel
+        if channel is not None:
+            if channel.alive():
+                return channel
+            self._discard("it stopped (crashed or was removed)")
+        with tracing.span("create_container", backend=self.backend, image=self.image) as span:
+            try:
+                channel = self._engine.start_driver(self.repo_root, self.image)
+            except EngineError as exc:
+                raise SandboxUnavailable(str(exc)) from exc
+            tracing.set_attributes(span, container_id=channel.container_id[:12])
+        self._channel = channel
+        self._remove_container = weakref.finalize(self, channel.close)
+        self.containers_started += 1
+        logger.debug("sandbox container %s started", channel.container_id[:12])
+        return channel
+
+    def _discard(self, reason: str, level: int = logging.INFO) -> None:
+        """Remove the current container; the next job starts a fresh one."""
+        channel, finalizer = self._channel, self._remove_container
+        self._channel = self._remove_container = None
+        if channel is None:
+            return
+        logger.log(level, "removing sandbox container %s: %s", channel.container_id[:12], reason)
+        with tracing.span(
+            "remove_container", backend=self.backend, container_id=channel.container_id[:12]
+        ):
+            if finalizer is not None:
+                finalizer()
+            else:  # pragma: no cover - a channel always gets a finalizer
+                channel.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._channel is not None:
+                self._discard("the session ended", logging.DEBUG)
+            if self._close_engine is not None:
+                self._close_engine()

@@ -1,0 +1,52 @@
+"""Connecting to the Docker engine, with one actionable message when it is not there."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+BUILD_HINT = "run `lsp-agent sandbox build`"
+
+
+class EngineUnavailable(Exception):
+    """The Docker engine cannot be reached (not installed, not running, no permission)."""
+
+
+def connect(timeout_s: float = 10.0) -> Any:
+    """A `docker.DockerClient` that answered a ping, or raise `EngineUnavailable`."""
+    try:
+        import docker
+        from docker.errors import DockerException
+    except ImportError as exc:  # pragma: no cover - docker is a declared dependency
+        raise EngineUnavailable(f"the docker Python package is missing ({exc})") from exc
+    try:
+        client = docker.from_env(timeout=int(max(1.0, timeout_s)))
+    except DockerException as exc:
+        raise EngineUnavailable(
+            f"cannot reach the Docker engine ({_first_line(exc)}): install and start Docker"
+        ) from exc
+    try:
+        client.ping()
+    except Exception as exc:
+        client.close()
+        raise EngineUnavailable(
+            f"the Docker engine does not answer ({_first_line(exc)}): start it "
+            "(e.g. `sudo systemctl start docker`)"
+        ) from exc
+    return client
+
+
+def engine_reachable(timeout_s: float = 5.0) -> bool:
+    try:
+        client = connect(timeout_s)
+    except EngineUnavailable:
+        return False
+    client.close()
+    return True
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]

@@ -1,0 +1,232 @@
+"""`ContainerEngine` on the docker SDK: hardened warm containers that run the driver.
+
+A warm container's main process is the driver in `serve` mode with its stdin attached
+to our socket (`StdinOnce`). Jobs travel over that socket, so checks cost no `docker
+exec` and no interpreter start. When this process dies, the socket closes, the driver
+reads EOF and exits, and Docker removes the container (`auto_remove`): no leftovers
+even after a kill -9.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import secrets
+import socket
+import struct
+import time
+from pathlib import Path
+from typing import Any
+
+from sandbox import driver, driver_steps
+from sandbox.docker_client import BUILD_HINT, connect
+from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError
+from sandbox.hardening import container_options, host_config_options
+from sandbox.image import image_exists
+
+logger = logging.getLogger(__name__)
+
+
+def driver_source() -> str:
+    """driver_steps.py and driver.py as one stdlib-only script for `python3 -c`."""
+    steps = Path(driver_steps.__file__).read_text(encoding="utf-8")
+    main = Path(driver.__file__).read_text(encoding="utf-8").splitlines()
+    kept = [line for line in main if not line.startswith(("from sandbox.", "from __future__"))]
+    return steps + "\n\n" + "\n".join(kept) + "\n"
+
+
+DRIVER_SOURCE = driver_source()
+READY_TIMEOUT_S = 60.0
+_STDOUT, _STDERR = 1, 2
+
+
+class DockerEngine:
+    def __init__(self, client: Any | None = None) -> None:
+        self._owns_client = client is None
+        try:
+            self._client = connect() if client is None else client
+        except Exception as exc:
+            raise EngineError(str(exc)) from exc
+
+    @property
+    def client(self) -> Any:
+        return self._client
+
+    def has_image(self, image: str) -> bool:
+        return image_exists(image, self._client)
+
+    def start_driver(self, repo_root: Path, image: str) -> DockerDriverChannel:
+        command = ["python3", "-c", DRIVER_SOURCE, "serve", "--sweep"]
+        container_id = self._create(repo_root, image, command, warm=True)
+        api = self._client.api
+        try:
+            sock = api.attach_socket(
+                container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+            )
+            api.start(container_id)
+        except Exception as exc:
+            _force_remove(api, container_id)
+            raise EngineError(f"cannot start the sandbox container: {_brief(exc)}") from exc
+        channel = DockerDriverChannel(api, container_id, sock)
+        try:
+            channel.wait_ready(READY_TIMEOUT_S)
+        except (ChannelBroken, ChannelTimeout) as exc:
+            channel.close()
+            raise EngineError(
+                f"the sandbox container did not start its driver ({exc}); is {image} a "
+                f"sandbox image (python3 + git)? {BUILD_HINT}"
+            ) from exc
+        return channel
+
+    def run_once(
+        self, repo_root: Path, image: str, job: dict[str, Any], timeout_s: float
+    ) -> dict[str, Any]:
+        payload = base64.b64encode(json.dumps(job).encode()).decode()
+        command = ["python3", "-c", DRIVER_SOURCE, "once", payload]
+        api = self._client.api
+        container_id = self._create(repo_root, image, command, warm=False)
+        try:
+            api.start(container_id)
+            api.wait(container_id, timeout=timeout_s + 30)
+            logs = api.logs(container_id, stdout=True, stderr=False).decode("utf-8", "replace")
+        finally:
+            _force_remove(api, container_id)
+        for line in logs.splitlines():
+            if line.startswith(driver.MARKER):
+                answer: dict[str, Any] = json.loads(line[len(driver.MARKER) :])
+                return answer
+        raise ChannelBroken(f"the one-shot container gave no answer: {logs[-300:]!r}")
+
+    def close(self) -> None:
+        if self._owns_client:
+            self._client.close()
+
+    def _create(self, repo_root: Path, image: str, command: list[str], *, warm: bool) -> str:
+        from docker.errors import DockerException, ImageNotFound
+
+        api = self._client.api
+        try:
+            host_config = api.create_host_config(**host_config_options(repo_root, auto_remove=warm))
+            created = api.create_container(
+                host_config=host_config, **container_options(image, command, stdin_open=warm)
+            )
+        except ImageNotFound as exc:
+            raise EngineError(f"the sandbox image {image} does not exist: {BUILD_HINT}") from exc
+        except DockerException as exc:
+            raise EngineError(f"cannot create the sandbox container: {_brief(exc)}") from exc
+        except Exception as exc:  # requests' connection errors: the engine went away
+            raise EngineError(f"the Docker engine failed: {_brief(exc)}") from exc
+        container_id: str = created["Id"]
+        return container_id
+
+
+class DockerDriverChannel:
+    """One warm container and the attached socket its driver listens on."""
+
+    def __init__(self, api: Any, container_id: str, sock: Any) -> None:
+        self._api = api
+        self.container_id = container_id
+        self._response = sock  # keeps the hijacked HTTP response alive
+        self._sock: socket.socket = getattr(sock, "_sock", sock)
+        self._lines = b""
+        self._stderr = b""
+        self._closed = False
+
+    def wait_ready(self, timeout_s: float) -> dict[str, Any]:
+        message = self._next_message(time.monotonic() + timeout_s)
+        if not message.get("ready"):
+            raise ChannelBroken(f"unexpected first message from the driver: {message}")
+        return message
+
+    def request(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        if self._closed:
+            raise ChannelBroken("the sandbox container was closed")
+        job_id = secrets.token_hex(8)
+        line = json.dumps({"id": job_id, "job": job}).encode() + b"\n"
+        deadline = time.monotonic() + timeout_s
+        try:
+            self._sock.settimeout(max(timeout_s, 1.0))
+            self._sock.sendall(line)
+        except OSError as exc:
+            raise ChannelBroken(f"cannot send the job to the sandbox: {exc}") from exc
+        while True:
+            message = self._next_message(deadline)
+            if message.get("id") == job_id:
+                return message
+
+    def alive(self) -> bool:
+        if self._closed:
+            return False
+        try:
+            self._sock.settimeout(0.0)  # every other use sets its own timeout
+            data = self._sock.recv(1, socket.MSG_PEEK)
+        except BlockingIOError:
+            return True  # open, nothing to read: the driver waits for a job
+        except OSError:
+            return False
+        return bool(data)  # b"" is end of stream: the container stopped
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._sock.close()
+            self._response.close()
+        except OSError:
+            pass
+        _force_remove(self._api, self.container_id)
+
+    def _next_message(self, deadline: float) -> dict[str, Any]:
+        while True:
+            newline = self._lines.find(b"\n")
+            while newline >= 0:
+                line, self._lines = self._lines[:newline], self._lines[newline + 1 :]
+                text = line.decode("utf-8", "replace")
+                if text.startswith(driver.MARKER):
+                    message: dict[str, Any] = json.loads(text[len(driver.MARKER) :])
+                    return message
+                newline = self._lines.find(b"\n")
+            stream, data = self._read_frame(deadline)
+            if stream == _STDERR:
+                self._stderr = (self._stderr + data)[-4000:]
+            else:
+                self._lines += data
+
+    def _read_frame(self, deadline: float) -> tuple[int, bytes]:
+        header = self._recv_exact(8, deadline)
+        stream, size = header[0], struct.unpack(">L", header[4:8])[0]
+        return stream, self._recv_exact(size, deadline)
+
+    def _recv_exact(self, size: int, deadline: float) -> bytes:
+        data = bytearray()
+        while len(data) < size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChannelTimeout("the sandbox did not answer in time")
+            try:
+                self._sock.settimeout(remaining)
+                chunk = self._sock.recv(size - len(data))
+            except TimeoutError:
+                raise ChannelTimeout("the sandbox did not answer in time") from None
+            except OSError as exc:
+                raise ChannelBroken(f"lost the sandbox connection: {exc}") from exc
+            if not chunk:
+                tail = self._stderr.decode("utf-8", "replace").strip()[-500:]
+                raise ChannelBroken("the sandbox driver exited" + (f": {tail}" if tail else ""))
+            data += chunk
+        return bytes(data)
+
+
+def _force_remove(api: Any, container_id: str) -> None:
+    try:
+        api.remove_container(container_id, force=True)
+    except Exception as exc:  # gone already, or auto-removal in progress
+        logger.debug("removing sandbox container %s: %s", container_id[:12], _brief(exc))
+
+
+def _brief(exc: BaseException) -> str:
+    explanation = getattr(exc, "explanation", None)
+    text = str(explanation or exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]

@@ -1,0 +1,188 @@
+"""The in-container driver: a warm fork server for sandbox jobs (or one cold job).
+
+Modes (argv after `python3 -c SOURCE`):
+  serve [--sweep]
+             pre-import pytest, print a ready line, then read one JSON job per stdin line
+             and answer each with one `@@lsp-agent@@ {...}` stdout line. Every job runs in
+             a forked child (new session, stdin /dev/null, output to pipes, first in line
+             for the OOM killer) that is killed at the job's timeout. With --sweep (only
+             as a container's main process) stray processes are killed after each job.
+             Exits at end of input, so the container ends with us.
+  once B64   the same for one job given as base64 JSON (what a cold `docker run` does).
+
+Standard library only (see sandbox/driver_steps.py for the job format).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import time
+import traceback
+from typing import Any
+
+from sandbox.driver_steps import finish, killpg, prepare, supervise
+
+MARKER = "@@lsp-agent@@ "
+_PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
+
+
+def run_forked(job: dict[str, Any], pytest_module: Any) -> dict[str, Any]:
+    """Do a job in a forked child (container mode); pytest runs in-process when it can."""
+    started = time.monotonic()
+    merged = bool(job.get("merge_output"))
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe() if not merged else (-1, out_w)
+    res_r, res_w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        _child(job, pytest_module, readers=(out_r, err_r, res_r), writers=(out_w, err_w, res_w))
+    for fd in {out_w, err_w, res_w}:
+        os.close(fd)
+    fds = {out_r: "stdout", res_r: "report"}
+    if not merged:
+        fds[err_r] = "stderr"
+
+    def poll() -> int | None:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        return os.waitstatus_to_exitcode(status) if done else None
+
+    deadline = started + float(job["timeout_s"])
+    texts, code, timed_out = supervise(
+        poll, lambda: killpg(pid), fds, deadline, int(job["output_limit"])
+    )
+    killpg(pid)
+    raw_report = str(texts.pop("report", ""))
+    try:
+        report: dict[str, Any] = json.loads(raw_report)
+    except ValueError:
+        report = {"stage": "command" if timed_out else "driver", "applies": None}
+        report["error"] = None if timed_out else f"the job died early: {raw_report[-300:]}"
+    report.setdefault("stderr", "")
+    report.update(texts)
+    finish(report, code if report.get("stage") == "command" else None, timed_out, started)
+    return report
+
+
+def _child(  # pragma: no cover - runs in the forked child
+    job: dict[str, Any],
+    pytest_module: Any,
+    *,
+    readers: tuple[int, int, int],
+    writers: tuple[int, int, int],
+) -> None:
+    out_w, err_w, res_w = writers
+    code = 70
+    try:
+        os.setsid()
+        try:
+            with open("/proc/self/oom_score_adj", "w") as handle:
+                handle.write("1000")  # an out-of-memory kill picks the job, not the driver
+        except OSError:
+            pass
+        for fd in readers:
+            if fd >= 0:
+                os.close(fd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        report = prepare(job)
+        os.write(res_w, json.dumps(report).encode())
+        os.close(res_w)
+        if report["stage"] != "command":
+            os._exit(0)
+        argv = list(job["command"])
+        os.chdir(job["work"])
+        if pytest_module is not None and _is_pytest(argv):
+            if len(argv) > 1 and argv[1] == "-m":
+                sys.path.insert(0, os.getcwd())
+                argv = argv[2:]
+            sys.argv = ["pytest", *argv[1:]]
+            code = int(pytest_module.console_main())
+        else:
+            try:
+                os.execvp(argv[0], argv)
+            except OSError as exc:
+                os.write(2, f"cannot run {argv[0]!r}: {exc}\n".encode())
+                code = 127
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    except BaseException:
+        os.write(2, traceback.format_exc().encode())
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+def _is_pytest(argv: list[str]) -> bool:
+    name = os.path.basename(argv[0])
+    if name in ("pytest", "py.test"):
+        return True
+    if not (_PYTHON.match(name) and argv[1:3] == ["-m", "pytest"]):
+        return False
+    found = shutil.which(argv[0])
+    return found is not None and os.path.realpath(found) == os.path.realpath(sys.executable)
+
+
+def _sweep_strays() -> None:
+    """Kill every process but init, the driver and its parent (leftovers of the last job).
+
+    Only for a driver that is the container's main process (`serve --sweep`, parent is
+    the container's init): anywhere else this would hit unrelated processes.
+    """
+    if os.getppid() != 1:
+        return
+    keep = {1, os.getpid(), os.getppid()}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in keep:
+            with contextlib.suppress(OSError):
+                os.kill(int(entry), signal.SIGKILL)
+
+
+def _emit(message: dict[str, Any]) -> None:
+    sys.stdout.write(MARKER + json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def _answer(request: dict[str, Any], pytest_module: Any) -> dict[str, Any]:
+    try:
+        answer = run_forked(request["job"], pytest_module)
+    except Exception as exc:
+        answer = {"stage": "driver", "error": f"driver error: {exc!r}"}
+    answer["id"] = request.get("id")
+    return answer
+
+
+def main(argv: list[str]) -> int:
+    pytest_module: Any = None
+    with contextlib.suppress(ImportError):
+        import pytest as pytest_module
+    if argv[:1] == ["once"]:
+        job = json.loads(base64.b64decode(argv[1]))
+        _emit(_answer({"id": "once", "job": job}, pytest_module))
+        return 0
+    sweep = argv[:2] == ["serve", "--sweep"]
+    _emit({"ready": True, "pytest": pytest_module is not None, "pid": os.getpid()})
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return 0
+        if line.strip():
+            _emit(_answer(json.loads(line), pytest_module))
+            if sweep:
+                _sweep_strays()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,119 @@
+"""The `none` backend: nothing runs. Patches are still parsed and applied in memory.
+
+Also the stand-in whenever a real sandbox is unavailable (Docker down, image missing):
+the patch result says whether the diff applies and that the check is unavailable.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from sandbox import tracing
+from sandbox.diff_apply import DoesNotApply, apply_to_texts
+from sandbox.diff_check import BadDiff, ParsedDiff, parse_diff, vet_overlay
+from sandbox.protocol import ContextManaged, PatchCheck, RunResult
+
+logger = logging.getLogger(__name__)
+
+
+class NullSandbox(ContextManaged):
+    """A sandbox that runs nothing; `reason` says why (shown in every result)."""
+
+    backend = "none"
+
+    def __init__(self, repo_root: Path, reason: str = "SANDBOX_BACKEND=none") -> None:
+        self.repo_root = Path(repo_root).resolve()
+        self.reason = reason
+
+    def run(self, argv: Sequence[str], timeout_s: float | None = None) -> RunResult:
+        with tracing.span("run", backend=self.backend, available=False):
+            return RunResult(
+                exit_code=-1,
+                stdout="",
+                stderr=f"not run: no sandbox is available ({self.reason})",
+                timed_out=False,
+                duration_s=0.0,
+                backend=self.backend,
+                available=False,
+            )
+
+    def check_patch(
+        self,
+        diff: str,
+        check_command: Sequence[str] | None = None,
+        overlay: Mapping[str, str] | None = None,
+    ) -> PatchCheck:
+        started = time.monotonic()
+        with tracing.span("check_patch", backend=self.backend, available=False) as span:
+            try:
+                parsed = parse_diff(diff)
+                texts = vet_overlay(overlay)
+            except BadDiff as exc:
+                return rejected(str(exc), started, self.backend)
+            result = check_in_memory(
+                parsed, repo_root=self.repo_root, overlay=texts, reason=self.reason, started=started
+            )
+            tracing.set_attributes(span, applies=result.applies)
+            return result
+
+    def close(self) -> None:
+        return None
+
+
+def rejected(message: str, started: float, backend: str) -> PatchCheck:
+    """The result for a diff that cannot be checked at all (bad input)."""
+    return PatchCheck(
+        applies=False,
+        check_passed=None,
+        output=f"patch rejected: {message}",
+        duration_s=time.monotonic() - started,
+        backend=backend,
+    )
+
+
+def check_in_memory(
+    parsed: ParsedDiff,
+    *,
+    repo_root: Path,
+    overlay: Mapping[str, str],
+    reason: str,
+    started: float,
+    backend: str = "none",
+) -> PatchCheck:
+    """Does the diff apply to the current text? The check itself is unavailable."""
+
+    def read(path: str) -> str | None:
+        if path in overlay:
+            return overlay[path]
+        target = repo_root / path
+        if not target.is_file():
+            return None
+        try:
+            return target.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DoesNotApply(f"cannot read {path} as UTF-8 text ({exc})") from None
+
+    try:
+        apply_to_texts(parsed, read)
+    except DoesNotApply as exc:
+        return PatchCheck(
+            applies=False,
+            check_passed=None,
+            output=f"the diff does not apply: {exc}",
+            duration_s=time.monotonic() - started,
+            backend=backend,
+            available=False,
+            files=parsed.paths,
+        )
+    return PatchCheck(
+        applies=True,
+        check_passed=None,
+        output=f"the diff applies; check: unavailable ({reason})",
+        duration_s=time.monotonic() - started,
+        backend=backend,
+        available=False,
+        files=parsed.paths,
+    )

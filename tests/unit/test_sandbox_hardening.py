@@ -1,0 +1,47 @@
+"""Every confinement option the container is created with (the real engine is in tests/e2e)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sandbox.hardening import SANDBOX_ENV, container_options, host_config_options
+
+
+def test_host_config_confines_the_container():
+    options = host_config_options(Path("/repo"), auto_remove=True)
+    assert options["network_mode"] == "none"
+    assert options["cap_drop"] == ["ALL"]
+    assert options["security_opt"] == ["no-new-privileges"]  # default seccomp stays on
+    assert options["read_only"] is True
+    assert "noexec" in options["tmpfs"]["/tmp"]
+    assert options["mem_limit"] == options["memswap_limit"] == "512m"
+    assert options["nano_cpus"] == 500_000_000
+    assert options["pids_limit"] == 100
+    assert options["binds"] == {"/repo": {"bind": "/workspace", "mode": "ro"}}
+    assert options["privileged"] is False
+    assert options["init"] is True
+
+
+def test_no_host_namespaces_no_socket_no_devices():
+    options = host_config_options(Path("/repo"), auto_remove=False)
+    for key in ("pid_mode", "userns_mode", "uts_mode", "devices", "cap_add", "volumes_from"):
+        assert key not in options
+    assert options["ipc_mode"] == "private"
+    assert not any("docker.sock" in source for source in options["binds"])
+
+
+def test_container_runs_as_nobody_with_a_clean_environment(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    options = container_options("img:1", ["true"], stdin_open=True)
+    assert options["user"] == "65534:65534"
+    assert options["environment"] == SANDBOX_ENV
+    assert "sk-secret" not in str(options)
+    assert options["network_disabled"] is True
+    assert options["stdin_open"] is True
+    assert options["detach"] is False  # attached stdin: the container ends with this process
+    assert options["labels"]["lsp-agent.sandbox"] == "1"
+
+
+def test_no_bytecode_caches_that_could_go_stale():
+    assert SANDBOX_ENV["PYTHONDONTWRITEBYTECODE"] == "1"
+    assert "PYTHONPYCACHEPREFIX" not in SANDBOX_ENV

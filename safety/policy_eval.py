@@ -1,0 +1,270 @@
+"""Judge parsed shell commands against the policy rules; collects findings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from safety.policy_args import Flag, ParsedArgs, split_args, split_word
+from safety.policy_checks import CHECKS
+from safety.policy_code_checks import check_code_sources
+from safety.policy_rules import ProgramRule, WrapperRule
+from safety.policy_targets import TargetJudge
+from safety.shell_parse import ParsedScript, SimpleCommand, parse, program_name
+from safety.shell_words import Word
+from safety.verdict import Verdict
+
+MAX_WRAP_DEPTH = 8
+_ASSIGNMENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+class Evaluator(TargetJudge):
+    """Judges the commands of one ``CommandPolicy.evaluate`` call (not shared)."""
+
+    # ---- scripts and simple commands --------------------------------------------
+    def script(self, text: str, origin: str) -> None:
+        """Judge an inner script (``bash -c`` text found after unwrapping, piped text)."""
+        if self.nested >= 4:
+            self.hit("parse.unparsable", f"{origin} scripts nested too deeply")
+            return
+        saved = (self.current, self.index, self.names, self.cwd)
+        self.nested += 1
+        self.names = {}
+        try:
+            self.run(parse(text, shells=frozenset(self.rules.groups["shells"].patterns)), origin)
+        finally:
+            self.nested -= 1
+            self.current, self.index, self.names, self.cwd = saved
+
+    def run(self, parsed: ParsedScript, origin: str = "") -> None:
+        """Judge every simple command of ``parsed`` plus the cross-command rules."""
+        for error in parsed.errors:
+            self.hit("parse.unparsable", f"{error}{' in ' + origin if origin else ''}")
+        for cmd in parsed.commands:
+            self.simple(cmd, parsed)
+        self.cross(parsed)
+
+    def simple(self, cmd: SimpleCommand, parsed: ParsedScript) -> None:
+        """Judge one simple command."""
+        self.current = cmd.text
+        self.index = cmd.index
+        self.names.setdefault(cmd.index, set())
+        for redirect in cmd.redirects:
+            self.redirect(redirect.op, redirect.target)
+        for name, value in cmd.assignments:
+            self.assignment(name)
+            self.secret_variables(value)
+        for word in cmd.words:
+            self.secret_variables(word)
+        if not cmd.words:
+            self.hit("shell.assignment")
+            return
+        program = cmd.words[0]
+        if cmd.function is not None and program.value == cmd.function:
+            self.hit("deny.fork_bomb", f"function {cmd.function!r} calls itself")
+        if program.is_static and program.value in parsed.functions:
+            self.hit("shell.function_call", program.value)
+            return
+        if program.is_static and not program.is_plain:
+            self.hit("program.obfuscated", program.raw)
+        self.argv(list(cmd.words), 0, inline_done=cmd.inline_parsed)
+
+    def argv(self, words: Sequence[Word], depth: int, *, inline_done: bool = False) -> None:
+        """Judge a command given as words (after any wrappers were removed)."""
+        if depth > MAX_WRAP_DEPTH:
+            self.hit("program.unknown", "too many nested wrappers")
+            return
+        program = words[0]
+        if not program.is_static or not program.value:
+            self.hit("program.dynamic", program.raw)
+            self.scan_embedded(words)
+            return
+        name = program_name(program)
+        self.names[self.index].add(name)
+        if self.rules.in_group("network", name):
+            self.network_seen = True
+        if "/" in program.value:
+            self.program_path(program.value)
+        wrapper = self.rules.wrappers.get(name)
+        if wrapper is not None:
+            self.wrapper(wrapper, words, depth)
+            return
+        rule = self.rules.program(name)
+        if rule is None:
+            self.hit("program.unknown", name)
+            self.scan_embedded(words)
+            return
+        self.inline_done = inline_done
+        self.program(rule, words, depth)
+        self.inline_done = False
+
+    def program_path(self, path: str) -> None:
+        """Programs given by path: system bin dirs are fine, workspace bins are project code."""
+        head = path.rsplit("/", 1)[0] or "/"
+        if head in self.rules.bin_dirs:
+            return
+        ws = str(self.workspace) if self.workspace is not None else None
+        if ws and head.startswith(ws.rstrip("/") + "/"):
+            head = head[len(ws.rstrip("/")) + 1 :]
+        head = head.removeprefix("./")
+        if head in self.rules.workspace_bin_dirs:
+            self.hit("program.workspace_bin", path)
+        else:
+            self.hit("program.path", path)
+
+    def scan_embedded(self, words: Sequence[Word]) -> None:
+        """Escalate to DENY when a destructive command hides in an unknown one's arguments."""
+        for i in range(1, len(words)):
+            word = words[i]
+            if word.is_static and self.rules.in_group("destructive", program_name(word)):
+                probe = Evaluator(self.rules, context=self.context, workspace=self.workspace)
+                probe.cwd, probe.current, probe.index = self.cwd, self.current, self.index
+                probe.names = {self.index: set()}
+                probe.argv(words[i:], MAX_WRAP_DEPTH)
+                self.findings.extend(f for f in probe.findings if f.verdict is Verdict.DENY)
+
+    # ---- wrappers ------------------------------------------------------------------
+    def wrapper(self, spec: WrapperRule, words: Sequence[Word], depth: int) -> None:
+        """Judge a wrapper and the command it runs."""
+        self.add(spec.verdict, spec.reason, spec.rule, None, specific=False)
+        i = 1
+        while i < len(words):
+            word = words[i]
+            value = word.value
+            if spec.assignments and _is_assignment(value):
+                name = value.split("=", 1)[0]
+                self.assignment(name)
+                i += 1
+                continue
+            if not value.startswith("-") or value == "-":
+                break
+            i += 1
+            if value == "--":
+                break
+            name, eq, _ = value.partition("=")
+            if name in spec.lookup_flags:
+                return
+            if name in spec.script_flags:
+                script = split_word(word, len(name) + 1) if eq else _at(words, i)
+                i += 0 if eq else 1
+                self.inline(script, f"{spec.name} {name}")
+                return
+            if name in spec.value_flags and not eq:
+                i += 1
+        inner = list(words[i + spec.skip :])
+        if spec.join and inner:
+            joined = Word.literal(" ".join(w.value for w in inner))
+            if all(w.is_static for w in inner):
+                self.inline(joined, spec.name)
+            else:
+                self.hit("program.dynamic", f"{spec.name} runs a command built at run time")
+            return
+        if not inner:
+            if spec.default_command:
+                inner = [Word.literal(w) for w in spec.default_command]
+            elif spec.alone == "env_dump":
+                self.hit("env.dump", spec.name)
+                return
+            elif spec.alone == "approve":
+                self.hit("program.unknown", f"{spec.name} without a command")
+                return
+            else:
+                return
+        self.argv(inner, depth + 1)
+
+    def inline(self, script: Word | None, origin: str) -> None:
+        """Judge the text of an inline script, or flag it when not static."""
+        if script is None or not script.is_static:
+            self.hit("shell.dynamic_script", origin)
+            return
+        self.script(script.value, origin)
+
+    # ---- programs ----------------------------------------------------------------
+    def program(self, rule: ProgramRule, words: Sequence[Word], depth: int) -> None:
+        """Judge a program (or subcommand) rule and its arguments."""
+        args = words[1:]
+        if rule.subcommands or rule.wraps:
+            parsed = split_args(args, rule, stop_at_positional=True)
+            self.flags(rule, parsed)
+            if not parsed.positionals or rule.wraps:
+                self.add(rule.verdict, rule.reason, rule.rule, rule.alternative, specific=False)
+            if not parsed.positionals:
+                return
+            first = parsed.positionals[0]
+            if rule.wraps:
+                self.argv([first, *parsed.rest], depth + 1)
+                return
+            sub = rule.subcommand(first.value) if first.is_static else None
+            if sub is None:
+                self.hit("program.unknown", f"{words[0].value} {first.raw}")
+                return
+            self.program(sub, [first, *parsed.rest], depth)
+            return
+        self.add(rule.verdict, rule.reason, rule.rule, rule.alternative, specific=False)
+        parsed = split_args(args, rule)
+        self.flags(rule, parsed)
+        positionals = parsed.positionals
+        pattern_given = any(
+            rule.value_flags.get(f.name) == "pattern" or f.name in rule.pattern_off
+            for f in parsed.flags
+        )
+        skip = 0 if pattern_given else 1
+        judged = positionals[rule.patterns * skip :]
+        if 0 <= rule.max_positionals < len(positionals):
+            self.hit("program.extra_arguments", f"{words[0].value} {positionals[-1].raw}")
+        for check in rule.checks:
+            CHECKS[check](self, rule, words, parsed, depth)
+        self.positionals(rule.positionals, judged)
+
+    def flags(self, rule: ProgramRule, parsed: ParsedArgs) -> None:
+        """Judge flags: specific flag rules, the allow-list, then flag values."""
+        for flag in parsed.flags:
+            matched = False
+            for flag_rule in rule.flag_rules:
+                if flag_rule.matches(flag.name):
+                    matched = True
+                    self.add(
+                        flag_rule.verdict, flag_rule.reason, flag_rule.rule, flag_rule.alternative
+                    )
+            if not matched and not rule.flag_allowed(flag.name):
+                self.hit("program.flag_not_allowed", f"{rule.name} {flag.name}")
+            self.flag_value(rule, flag)
+
+    def flag_value(self, rule: ProgramRule, flag: Flag) -> None:
+        """Judge the value a flag took, by its kind."""
+        value = flag.value
+        if value is None:
+            return
+        kind = rule.value_flags.get(flag.name)
+        if kind == "read":
+            self.path_read(value)
+        elif kind == "write":
+            self.path_write(value)
+        elif kind == "data":
+            if value.value.startswith("@"):
+                self.path_read(split_word(value, 1))
+        elif kind == "command":
+            self.hit("program.runs_command", f"{rule.name} {flag.name} {value.raw}")
+        elif kind == "script":
+            self.inline(value, f"{rule.name} {flag.name}")
+        elif kind is None and flag.attached and _looks_like_path(value.value):
+            self.path_read(value)
+
+    # ---- rules across commands -----------------------------------------------------
+    def cross(self, parsed: ParsedScript) -> None:
+        """Pipelines into shells, and secrets combined with network access."""
+        check_code_sources(self, parsed)
+        if self.secret_seen and self.network_seen and self.nested == 0:
+            self.hit("deny.exfiltration", "secrets and network access in one command")
+
+
+def _is_assignment(value: str) -> bool:
+    name, eq, _ = value.partition("=")
+    return bool(eq) and bool(name) and not name[0].isdigit() and set(name) <= _ASSIGNMENT_CHARS
+
+
+def _at(words: Sequence[Word], i: int) -> Word | None:
+    return words[i] if i < len(words) else None
+
+
+def _looks_like_path(value: str) -> bool:
+    return value.startswith(("/", "~", ".")) or "/" in value

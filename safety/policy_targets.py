@@ -1,0 +1,143 @@
+"""Findings, and the judgement of paths, redirections and variables of a command."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from safety.policy_paths import PathContext, PathKind, classify
+from safety.policy_rules import PolicyRules
+from safety.shell_words import Word
+from safety.verdict import Finding, VerdictSpec
+
+SECRET_RULES = frozenset({"path.sensitive", "env.dump", "env.secret_variable"})
+
+
+class TargetJudge:
+    """Collects findings for one evaluation; judges what a command reads and writes."""
+
+    def __init__(
+        self, rules: PolicyRules, *, context: str, workspace: PurePosixPath | None
+    ) -> None:
+        self.rules = rules
+        self.context = context
+        self.workspace = workspace
+        self.cwd: str | None = "."
+        self.findings: list[Finding] = []
+        self.current = ""
+        self.index = -1
+        self.names: dict[int, set[str]] = {}
+        self.code_from_upstream: set[int] = set()
+        self.stdin_script: set[int] = set()
+        # state the evaluator keeps across the commands of one script
+        self.secret_seen = False
+        self.network_seen = False
+        self.nested = 0
+        self.inline_done = False
+
+    # ---- findings -------------------------------------------------------------
+    def add(
+        self,
+        spec: VerdictSpec,
+        reason: str,
+        rule: str,
+        alternative: str | None,
+        *,
+        specific: bool = True,
+    ) -> None:
+        """Record a finding (``specific`` False for a program's own base verdict)."""
+        verdict = spec.for_context(self.context)
+        if alternative and "{command}" in alternative:
+            alternative = alternative.replace("{command}", self.current.replace('"', '\\"'))
+        self.findings.append(
+            Finding(verdict, reason, rule, alternative, self.current, specific=specific)
+        )
+
+    def hit(self, rule: str, detail: str = "") -> None:
+        """Record built-in rule ``rule`` (its verdict and reason come from the policy)."""
+        outcome = self.rules.outcome(rule)
+        reason = f"{outcome.reason}: {detail}" if detail else outcome.reason
+        self.add(outcome.verdict, reason, rule, outcome.alternative)
+        if rule in SECRET_RULES:
+            self.secret_seen = True
+
+    def positionals(self, kind: str, words: Sequence[Word]) -> None:
+        """Judge positional arguments as reads or writes."""
+        if kind == "none" or not words:
+            return
+        if kind == "read":
+            reads, writes = list(words), []
+        elif kind == "copy" and len(words) > 1:
+            reads, writes = list(words[:-1]), [words[-1]]
+        elif kind == "copy":
+            reads, writes = list(words), []
+        else:
+            reads, writes = [], list(words)
+        for word in reads:
+            self.path_read(word)
+        for word in writes:
+            self.path_write(word)
+
+    def path_context(self) -> PathContext:
+        """What path classification needs right now."""
+        return PathContext(
+            self.workspace,
+            self.cwd,
+            self.rules.sensitive,
+            self.rules.null_devices,
+            self.rules.system_paths,
+        )
+
+    def path_read(self, word: Word) -> None:
+        """Judge a path that is read."""
+        for info in classify(word, self.path_context()):
+            if info.sensitive:
+                self.hit("path.sensitive", f"{info.shown} ({info.sensitive})")
+            elif info.kind is PathKind.OUTSIDE:
+                self.hit("path.outside", info.shown)
+            elif info.kind is PathKind.DYNAMIC:
+                self.hit("path.dynamic", info.shown)
+
+    def path_write(self, word: Word) -> None:
+        """Judge a path that is written."""
+        for info in classify(word, self.path_context()):
+            if info.kind in (PathKind.NULL, PathKind.REMOTE):
+                continue
+            if info.shell_rc:
+                self.hit("write.shell_rc", info.shown)
+            elif info.git_internal:
+                self.hit("write.git", info.shown)
+            elif info.device:
+                self.hit("write.device", info.shown)
+            elif info.kind is PathKind.OUTSIDE:
+                self.hit("write.outside", info.shown)
+            elif info.sensitive:
+                self.hit("write.sensitive", f"{info.shown} ({info.sensitive})")
+            elif info.kind is PathKind.DYNAMIC:
+                self.hit("write.dynamic", info.shown)
+            else:
+                self.hit("write.workspace", info.shown)
+
+    def redirect(self, op: str, target: Word | None) -> None:
+        """Judge one redirection (fd duplication and /dev/null are not writes)."""
+        if target is None:
+            return
+        if op in (">&", "<&", ">&-", "<&-") and (target.value.isdigit() or target.value == "-"):
+            return
+        if op in ("<", "<&"):
+            self.path_read(target)
+        else:
+            self.path_write(target)
+
+    def assignment(self, name: str) -> None:
+        """Judge ``NAME=value`` (prefix, ``env``, ``export`` or bare)."""
+        if name in self.rules.variables_deny:
+            self.hit("env.deny", name)
+        elif name in self.rules.variables_approve:
+            self.hit("env.dangerous_assignment", name)
+
+    def secret_variables(self, word: Word) -> None:
+        """Flag expansions of variables that look like secrets (API keys, tokens)."""
+        for var in word.variables:
+            if var in self.rules.secret_variables:
+                self.hit("env.secret_variable", f"${var}")

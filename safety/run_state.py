@@ -1,0 +1,258 @@
+"""Run state of one agent run: steps, recorded tool calls and loop detection.
+
+Loops (the same call again and again, A-B-A-B ping-pong, the same error over and
+over) first produce a hint for the model; when the same loop is detected again after
+``patience`` hints the run is stopped (``AgentState.stopped``;
+:meth:`AgentState.check` raises :class:`LoopStop`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from safety.errors import is_tool_error
+
+DETECTION_WINDOW = 16
+REPEAT = "repeat"
+PING_PONG = "ping_pong"
+SAME_ERROR = "same_error"
+STEP_LIMIT = "step_limit"
+
+
+class ToolCall(NamedTuple):
+    """One recorded tool call (a NamedTuple: recorded on every call, so kept cheap)."""
+
+    step: int
+    tool: str
+    args_hash: str
+    ok: bool
+    error: str | None
+    duration_s: float
+    at: float
+
+
+@dataclass(frozen=True)
+class LoopSignal:
+    """A detected loop: a hint for the model, and whether the run must stop."""
+
+    kind: str
+    hint: str
+    count: int
+    stop: bool = False
+
+
+class LoopStop(RuntimeError):
+    """Raised by :meth:`AgentState.check` once the run has been stopped."""
+
+    def __init__(self, signal: LoopSignal) -> None:
+        super().__init__(signal.hint)
+        self.signal = signal
+
+
+def args_json(args: Mapping[str, Any] | None) -> str:
+    """Tool arguments as canonical JSON (key order does not matter)."""
+    return json.dumps(args or {}, sort_keys=True, default=repr, ensure_ascii=False)
+
+
+def digest_of(canonical_json: str) -> str:
+    """The short hash of `args_json(...)` output."""
+    return hashlib.sha256(canonical_json.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def args_hash(args: Mapping[str, Any] | None) -> str:
+    """A stable hash of tool arguments (key order does not matter)."""
+    return digest_of(args_json(args))
+
+
+class AgentState:
+    """Step counter, call history and loop detection for one run (one thread)."""
+
+    def __init__(
+        self,
+        *,
+        max_steps: int = 25,
+        repeat_limit: int = 3,
+        error_limit: int = 3,
+        ping_pong_cycles: int = 2,
+        patience: int = 1,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if min(repeat_limit, error_limit, ping_pong_cycles) < 2 or patience < 1:
+            raise ValueError("limits must be >= 2 and patience >= 1")
+        self.max_steps = max_steps
+        self.repeat_limit = repeat_limit
+        self.error_limit = error_limit
+        self.ping_pong_cycles = ping_pong_cycles
+        self.patience = patience
+        self._clock = clock
+        self._step = 0
+        self._calls: list[ToolCall] = []
+        self._hinted: dict[tuple[str, str], int] = {}
+        self.stopped = False
+        self.stop_signal: LoopSignal | None = None
+
+    @property
+    def step(self) -> int:
+        """The current step number (0 before the first step)."""
+        return self._step
+
+    @property
+    def steps_left(self) -> int:
+        """Steps remaining before ``max_steps``."""
+        return max(self.max_steps - self._step, 0)
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """Every recorded tool call, oldest first."""
+        return tuple(self._calls)
+
+    def begin_step(self) -> int:
+        """Start the next step; past ``max_steps`` the run is stopped."""
+        self._step += 1
+        if self._step > self.max_steps and not self.stopped:
+            self._stop(
+                LoopSignal(
+                    STEP_LIMIT,
+                    f"Step limit reached ({self.max_steps} steps). Give your final answer now "
+                    'with final_answer(answer="<what you found and did>").',
+                    self._step,
+                    stop=True,
+                )
+            )
+        return self._step
+
+    def record(
+        self,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        result: Any = None,
+        *,
+        error: str | None = None,
+        duration_s: float = 0.0,
+        digest: str | None = None,
+    ) -> LoopSignal | None:
+        """Record a call (a tool-error dict ``result`` counts as an error); report loops."""
+        if error is None and is_tool_error(result):
+            error = f"{result['error']}: {result['message']}"
+        call = ToolCall(
+            self._step,
+            tool,
+            digest or args_hash(args),
+            error is None,
+            error,
+            duration_s,
+            self._clock(),
+        )
+        self._calls.append(call)
+        signal = self._detect()
+        if signal is None:
+            return None
+        key = (signal.kind, self._signature(signal.kind))
+        detections = self._hinted.get(key, 0) + 1
+        self._hinted[key] = detections
+        if detections <= self.patience:
+            return signal
+        stop = LoopSignal(
+            signal.kind,
+            f"Stopping the run: the loop went on after a warning. {signal.hint}",
+            signal.count,
+            stop=True,
+        )
+        self._stop(stop)
+        return stop
+
+    def check(self) -> None:
+        """Raise LoopStop when the run has been stopped."""
+        if self.stopped and self.stop_signal is not None:
+            raise LoopStop(self.stop_signal)
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for logs and traces."""
+        errors = sum(1 for c in self._calls if not c.ok)
+        return {
+            "steps": self._step,
+            "tool_calls": len(self._calls),
+            "errors": errors,
+            "stopped": self.stopped,
+            "stop_reason": self.stop_signal.kind if self.stop_signal else None,
+        }
+
+    # ---- detection -------------------------------------------------------------------
+    def _stop(self, signal: LoopSignal) -> None:
+        self.stopped = True
+        self.stop_signal = signal
+
+    def _detect(self) -> LoopSignal | None:
+        # Only the recent past matters, and counts only need to reach the limits: a fixed
+        # window keeps each call O(1) however long the run is.
+        calls = self._calls[-DETECTION_WINDOW:]
+        last = calls[-1]
+        run = 0
+        for call in reversed(calls):
+            if (call.tool, call.args_hash) != (last.tool, last.args_hash):
+                break
+            run += 1
+        if run >= self.repeat_limit:
+            return LoopSignal(
+                REPEAT,
+                f"You called {last.tool} with the same arguments {run} times in a row; "
+                "repeating it will not give a different result. Use what you already have, "
+                "change the arguments or the tool, or finish with "
+                'final_answer(answer="<your answer>").',
+                run,
+            )
+        errors = 0
+        for call in reversed(calls):
+            if call.ok or call.error != last.error:
+                break
+            errors += 1
+        if not last.ok and errors >= self.error_limit:
+            return LoopSignal(
+                SAME_ERROR,
+                f"The last {errors} tool calls failed with the same error ({last.error}). "
+                "Read its recovery_suggestion and change your approach instead of retrying.",
+                errors,
+            )
+        cycles = self._ping_pong_cycles()
+        if cycles >= self.ping_pong_cycles:
+            a, b = calls[-2], calls[-1]
+            return LoopSignal(
+                PING_PONG,
+                f"You are alternating between {a.tool} and {b.tool} with the same arguments "
+                f"({cycles} rounds) without progress. Decide from what you have seen, try "
+                'something else, or finish with final_answer(answer="<your answer>").',
+                cycles,
+            )
+        return None
+
+    def _ping_pong_cycles(self) -> int:
+        calls = self._calls
+        if len(calls) < 4:
+            return 0
+        last, before = calls[-1], calls[-3]
+        if (last.tool, last.args_hash) != (before.tool, before.args_hash):
+            return 0  # the common case: no A-B-A-B pattern, decided without a scan
+        keys = [(c.tool, c.args_hash) for c in calls[-DETECTION_WINDOW:]]
+        if keys[-1] == keys[-2]:
+            return 0
+        a, b = keys[-2], keys[-1]
+        length = 0
+        for i, key in enumerate(reversed(keys)):
+            if key != (b if i % 2 == 0 else a):
+                break
+            length += 1
+        return length // 2
+
+    def _signature(self, kind: str) -> str:
+        last = self._calls[-1]
+        if kind == REPEAT:
+            return f"{last.tool}:{last.args_hash}"
+        if kind == SAME_ERROR:
+            return last.error or ""
+        pair = sorted(f"{c.tool}:{c.args_hash}" for c in self._calls[-2:])
+        return "|".join(pair)

@@ -1,0 +1,235 @@
+"""Sensitive-file rules shared by path validation and the command policy.
+
+A path is sensitive when its last component matches a *name* pattern, any of its
+components matches a *dir* pattern, or a trailing run of its components matches a
+*path* pattern (patterns starting with ``/`` must match the whole absolute path).
+Matching is case-insensitive (macOS and Windows file systems are).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import cached_property
+from pathlib import PurePosixPath
+
+from safety.globset import GlobSet
+
+DEFAULT_NAMES: tuple[str, ...] = (
+    ".env",
+    ".env.*",
+    ".envrc",
+    "*.env",
+    ".netrc",
+    "_netrc",
+    ".pypirc",
+    ".npmrc",
+    ".pgpass",
+    ".my.cnf",
+    ".git-credentials",
+    ".gitcookies",
+    ".boto",
+    ".s3cfg",
+    ".vault-token",
+    ".dockercfg",
+    ".htpasswd",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "identity",
+    "authorized_keys",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.ppk",
+    "*.kdbx",
+    "*.gpg",
+    "secring.*",
+    "credentials",
+    "credentials.json",
+    "credentials.db",
+    "access_tokens.db",
+    "client_secret*.json",
+    "*service-account*.json",
+    "*.tfstate",
+    "*.tfstate.backup",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+)
+
+DEFAULT_DIRS: tuple[str, ...] = (
+    ".git",
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".azure",
+    ".kube",
+    ".password-store",
+)
+
+DEFAULT_PATHS: tuple[str, ...] = (
+    ".docker/config.json",
+    ".config/gcloud",
+    ".config/gcloud/*",
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".local/share/keyrings/*",
+    ".terraform.d/credentials.tfrc.json",
+    "/proc/*/environ",
+    "/proc/*/cmdline",
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/sudoers",
+    "/etc/sudoers.d/*",
+)
+
+
+@dataclass(frozen=True)
+class SensitiveRules:
+    """Patterns naming files that tools must not read or write."""
+
+    names: tuple[str, ...] = DEFAULT_NAMES
+    dirs: tuple[str, ...] = DEFAULT_DIRS
+    paths: tuple[str, ...] = DEFAULT_PATHS
+    allow: tuple[str, ...] = ()
+
+    def extended(
+        self,
+        *,
+        names: tuple[str, ...] = (),
+        dirs: tuple[str, ...] = (),
+        paths: tuple[str, ...] = (),
+        allow: tuple[str, ...] = (),
+    ) -> SensitiveRules:
+        """Return rules with extra patterns added (defaults are kept)."""
+        return SensitiveRules(
+            names=_merge(self.names, names),
+            dirs=_merge(self.dirs, dirs),
+            paths=_merge(self.paths, paths),
+            allow=_merge(self.allow, allow),
+        )
+
+    @cached_property
+    def _compiled(self) -> tuple[GlobSet, GlobSet, GlobSet, tuple[tuple[int, GlobSet], ...]]:
+        relative: dict[int, list[str]] = {}
+        for pat in self.paths:
+            if not pat.startswith("/"):
+                relative.setdefault(pat.count("/") + 1, []).append(pat)
+        by_depth = tuple((d, GlobSet(p, fold_case=True)) for d, p in sorted(relative.items()))
+        absolute = GlobSet((p for p in self.paths if p.startswith("/")), fold_case=True)
+        return (
+            GlobSet(self.names, fold_case=True),
+            GlobSet(self.dirs, fold_case=True),
+            absolute,
+            by_depth,
+        )
+
+    def match(self, path: str | PurePosixPath) -> str | None:
+        """Return a short description of the rule ``path`` hits, or None."""
+        text = str(path).replace("\\", "/")
+        parts = [p for p in text.split("/") if p not in ("", ".")]
+        if not parts:
+            return None
+        names, dirs, absolute, by_depth = self._compiled
+        last = parts[-1]
+        if self.allow and GlobSet(self.allow, fold_case=True).first_match(last):
+            return None
+        hit = names.first_match(last)
+        if hit:
+            return f"file name matches {hit!r}"
+        for part in parts:
+            hit = dirs.first_match(part)
+            if hit:
+                return f"inside a {hit!r} directory"
+        if text.startswith("/"):
+            hit = absolute.first_match("/" + "/".join(parts))
+            if hit:
+                return f"path matches {hit!r}"
+        for depth, globs in by_depth:
+            if len(parts) >= depth:
+                hit = globs.first_match("/".join(parts[-depth:]))
+                if hit:
+                    return f"path matches {hit!r}"
+        return None
+
+
+_CATCH_ALL_GLOBS = frozenset({"*", "**", "*.*", "?*", "*?"})
+
+
+def _sample(pattern: str) -> str:
+    """A concrete name matching ``pattern`` (``*``/``?`` -> ``x``, ``[ab]`` -> ``a``)."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch in "*?":
+            out.append("x")
+        elif ch == "[" and "]" in pattern[i + 1 :]:
+            end = pattern.index("]", i + 1)
+            out.append(pattern[i + 1 : end].lstrip("!^")[:1] or "x")
+            i = end
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def glob_may_match(rules: SensitiveRules, component: str) -> str | None:
+    """If the glob ``component`` could expand to a sensitive name, say which one.
+
+    Bare catch-alls (``*``, ``**``) are not counted; like bash, a glob only matches a
+    leading dot when it starts with one.
+    """
+    if component in _CATCH_ALL_GLOBS or not any(c in component for c in "*?["):
+        return None
+    glob = component.lower()
+    for pattern in (*rules.names, *rules.dirs):
+        sample = _sample(pattern).lower()
+        if sample.startswith(".") and not glob.startswith("."):
+            continue
+        if fnmatchcase(sample, glob):
+            return f"the glob {component!r} can match {pattern!r}"
+    return None
+
+
+DEFAULT_SENSITIVE = SensitiveRules()
+
+SHELL_RC_NAMES: frozenset[str] = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".zlogout",
+        ".kshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".inputrc",
+        "config.fish",
+        "bash.bashrc",
+    }
+)
+
+
+def is_shell_rc(path: str) -> bool:
+    """True when ``path`` names a shell start-up file (writing it runs code later)."""
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+    return name in SHELL_RC_NAMES
+
+
+def _merge(base: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
+    return base + tuple(p for p in extra if p not in base)

@@ -1,0 +1,107 @@
+"""The data model of parsed shell commands, and helpers that only need words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from safety.shell_words import Word
+
+SHELLS: frozenset[str] = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash"}
+)
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirection: operator, optional fd, target word and here-doc/here-string text."""
+
+    op: str
+    fd: str | None = None
+    target: Word | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    """One simple command; ``words[0]`` is the program (absent for bare assignments)."""
+
+    index: int
+    words: tuple[Word, ...]
+    assignments: tuple[tuple[str, Word], ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    upstream: frozenset[int] = frozenset()
+    piped_stdin: bool = False
+    origin: str = ""
+    function: str | None = None
+    inline_parsed: bool = False
+    text: str = ""
+
+    @property
+    def program(self) -> Word | None:
+        """The program word, if any."""
+        return self.words[0] if self.words else None
+
+    @property
+    def args(self) -> tuple[Word, ...]:
+        """The argument words."""
+        return self.words[1:]
+
+
+@dataclass(frozen=True)
+class ParsedScript:
+    """The simple commands of a script, parse errors and defined function names."""
+
+    commands: tuple[SimpleCommand, ...]
+    errors: tuple[str, ...]
+    functions: frozenset[str]
+
+    @property
+    def ok(self) -> bool:
+        """True when the whole input parsed."""
+        return not self.errors
+
+
+@dataclass(frozen=True)
+class InlineScript:
+    """A script passed as text to a shell (``-c``), ``eval`` or ``env -S``."""
+
+    kind: str
+    script: str | None
+
+
+def program_name(word: Word) -> str:
+    """The program's base name (``/usr/bin/rm`` -> ``rm``) from its value."""
+    return word.value.rstrip("/").rsplit("/", 1)[-1]
+
+
+def inline_script(words: Sequence[Word], shells: frozenset[str] = SHELLS) -> InlineScript | None:
+    """The script text a shell ``-c``/``eval`` runs; ``script`` None when not static."""
+    if not words:
+        return None
+    name = program_name(words[0])
+    args = words[1:]
+    if name == "eval":
+        if all(w.is_static for w in args):
+            return InlineScript("eval", " ".join(w.value for w in args))
+        return InlineScript("eval", None)
+    if name not in shells:
+        return None
+    want_script = False
+    skip_next = False
+    for word in args:
+        value = word.value
+        if skip_next:
+            skip_next = False
+            continue
+        if want_script:
+            return InlineScript("shell -c", value if word.is_static else None)
+        if value == "--":
+            continue
+        if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            skip_next = True
+        elif value.startswith("-") and not value.startswith("--") and "c" in value[1:]:
+            want_script = True
+        elif not value.startswith(("-", "+")):
+            return None
+    return InlineScript("shell -c", None) if want_script else None

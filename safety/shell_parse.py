@@ -1,0 +1,55 @@
+"""Parse a shell command line (tree-sitter bash) into a flat list of simple commands.
+
+Every simple command anywhere in the input is listed: lists, pipelines, subshells,
+compound statements, function bodies, command/process substitutions, and the inner
+scripts of ``bash -c``/``sh -c``, ``eval`` and here-strings/here-documents fed to a
+shell. Carriage returns count as command separators. Anything the grammar cannot
+parse is reported in ``errors`` (callers fail closed).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import tree_sitter_bash
+from tree_sitter import Language, Parser, Tree
+
+from safety.shell_model import (
+    SHELLS,
+    InlineScript,
+    ParsedScript,
+    Redirect,
+    SimpleCommand,
+    inline_script,
+    program_name,
+)
+from safety.shell_tree import TreeWalker
+
+__all__ = [
+    "SHELLS",
+    "InlineScript",
+    "ParsedScript",
+    "Redirect",
+    "SimpleCommand",
+    "bash_language",
+    "inline_script",
+    "parse",
+    "program_name",
+]
+
+
+@cache
+def bash_language() -> Language:
+    """The compiled tree-sitter bash language (cached)."""
+    return Language(tree_sitter_bash.language())
+
+
+def _parse_tree(source: bytes) -> Tree:
+    return Parser(bash_language()).parse(source)
+
+
+def parse(script: str, *, shells: frozenset[str] = SHELLS) -> ParsedScript:
+    """Parse ``script`` into its simple commands (see the module docstring)."""
+    walker = TreeWalker(shells, _parse_tree)
+    walker.run(script, origin="", depth=0)
+    return ParsedScript(tuple(walker.cmds), tuple(walker.errors), frozenset(walker.functions))

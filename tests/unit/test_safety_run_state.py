@@ -1,0 +1,141 @@
+"""Tests for run state and loop detection (safety.run_state)."""
+
+from __future__ import annotations
+
+import pytest
+
+from safety.errors import ErrorType, tool_error
+from safety.run_state import (
+    PING_PONG,
+    REPEAT,
+    SAME_ERROR,
+    STEP_LIMIT,
+    AgentState,
+    LoopStop,
+    args_hash,
+)
+
+
+def test_steps_and_calls_are_recorded() -> None:
+    state = AgentState(max_steps=3)
+    assert state.step == 0 and state.steps_left == 3
+    state.begin_step()
+    assert state.record("read_file", {"path": "a.py"}, {"content": "x"}, duration_s=0.2) is None
+    state.begin_step()
+    state.record("rg_search", {"pattern": "x"}, error="boom", duration_s=0.1)
+    (first, second) = state.calls
+    assert (first.step, first.tool, first.ok, first.duration_s) == (1, "read_file", True, 0.2)
+    assert first.args_hash == args_hash({"path": "a.py"})
+    assert (second.ok, second.error) == (False, "boom")
+    assert state.summary() == {
+        "steps": 2,
+        "tool_calls": 2,
+        "errors": 1,
+        "stopped": False,
+        "stop_reason": None,
+    }
+
+
+def test_args_hash_ignores_key_order() -> None:
+    assert args_hash({"a": 1, "b": 2}) == args_hash({"b": 2, "a": 1})
+    assert args_hash({"a": 1}) != args_hash({"a": 2})
+    assert args_hash(None) == args_hash({})
+
+
+def test_tool_error_result_counts_as_error() -> None:
+    state = AgentState()
+    err = tool_error(
+        ErrorType.FILE_NOT_FOUND, "File not found: x", tool="t", recovery_suggestion="r"
+    )
+    state.record("read_file", {"path": "x"}, err)
+    assert state.calls[0].error == "file_not_found: File not found: x"
+
+
+def test_repeat_hint_then_hard_stop() -> None:
+    state = AgentState(repeat_limit=3)
+    args = {"path": "a.py"}
+    assert state.record("read_file", args) is None
+    assert state.record("read_file", args) is None
+    hint = state.record("read_file", args)
+    assert hint is not None and hint.kind == REPEAT and not hint.stop
+    assert "read_file" in hint.hint and "3 times" in hint.hint
+    assert not state.stopped
+    state.check()
+    stop = state.record("read_file", args)
+    assert stop is not None and stop.stop and state.stopped
+    with pytest.raises(LoopStop) as info:
+        state.check()
+    assert info.value.signal.kind == REPEAT
+
+
+def test_breaking_the_loop_after_a_hint_continues() -> None:
+    state = AgentState()
+    for _ in range(3):
+        state.record("git_status", {})
+    assert state.record("read_file", {"path": "b.py"}) is None
+    assert not state.stopped
+
+
+def test_same_tool_different_args_is_not_a_loop() -> None:
+    state = AgentState()
+    for i in range(10):
+        assert state.record("read_file", {"path": f"f{i}.py"}) is None
+
+
+def test_ping_pong() -> None:
+    state = AgentState(ping_pong_cycles=2)
+    a, b = ("read_file", {"path": "a"}), ("read_file", {"path": "b"})
+    assert state.record(*a) is None
+    assert state.record(*b) is None
+    assert state.record(*a) is None
+    hint = state.record(*b)
+    assert hint is not None and hint.kind == PING_PONG and not hint.stop
+    stop = state.record(*a)
+    assert stop is not None and stop.stop and stop.kind == PING_PONG
+
+
+def test_same_error_repeated() -> None:
+    state = AgentState(error_limit=3)
+    for i in range(2):
+        assert state.record("apply_patch", {"patch_id": f"p{i}"}, error="stale patch") is None
+    hint = state.record("apply_patch", {"patch_id": "p9"}, error="stale patch")
+    assert hint is not None and hint.kind == SAME_ERROR
+    assert "stale patch" in hint.hint and "recovery_suggestion" in hint.hint
+    stop = state.record("propose_patch", {"diff": "d"}, error="stale patch")
+    assert stop is not None and stop.stop
+
+
+def test_different_errors_are_not_a_loop() -> None:
+    state = AgentState()
+    for i in range(6):
+        assert state.record("run_cmd", {"command": f"c{i}"}, error=f"error {i}") is None
+
+
+def test_patience_allows_more_hints() -> None:
+    state = AgentState(repeat_limit=2, patience=2)
+    state.record("t", {})
+    first = state.record("t", {})
+    second = state.record("t", {})
+    third = state.record("t", {})
+    assert first is not None and not first.stop
+    assert second is not None and not second.stop
+    assert third is not None and third.stop
+
+
+def test_step_limit_stops() -> None:
+    state = AgentState(max_steps=2)
+    state.begin_step()
+    state.begin_step()
+    assert not state.stopped
+    state.begin_step()
+    assert state.stopped and state.stop_signal is not None
+    assert state.stop_signal.kind == STEP_LIMIT and "final_answer" in state.stop_signal.hint
+    with pytest.raises(LoopStop):
+        state.check()
+
+
+def test_bad_limits_raise() -> None:
+    with pytest.raises(ValueError):
+        AgentState(repeat_limit=1)
+    with pytest.raises(ValueError):
+        AgentState(patience=0)

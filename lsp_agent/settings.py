@@ -151,7 +151,8 @@ class Settings:
     model_fallbacks: tuple[str, ...] = _field(
         (),
         _comma_list,
-        "Comma-separated model ids tried in order when the main model fails.",
+        "Comma-separated model ids tried in order when the main model fails; "
+        "`ID@http://host:port/v1` names another server.",
     )
     agent_max_steps: int = _field(25, _int_in(1, 500), "Most agent steps in one job.")
     phoenix_enabled: bool = _field(True, _boolean, "Export traces to Arize Phoenix.")

@@ -1,0 +1,85 @@
+"""Model-call failures: what kind, a short reason, and the recovery text the model reads."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from enum import StrEnum
+
+from smolagents.tools import Tool
+
+MAX_REASON_CHARS = 300
+
+
+class FailureKind(StrEnum):
+    UNREACHABLE = "unreachable"
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    HTTP_ERROR = "http_error"
+    BAD_RESPONSE = "bad_response"
+    MODEL_ERROR = "model_error"
+    EMPTY_REPLY = "empty_reply"
+    NO_TOOL_CALL = "no_tool_call"
+    UNKNOWN_TOOL = "unknown_tool"
+    BAD_ARGUMENTS = "bad_arguments"
+
+
+def _exception_chain(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 12:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _clean_message(text: str) -> str:
+    text = re.sub(r"\b(litellm\.\w+|\w+Exception|\w+Error):\s*", "", text)
+    text = re.sub(r"\b\w+(Exception|Error) - ", "", text)
+    text = " ".join(text.split())
+    return text[:MAX_REASON_CHARS] + ("…" if len(text) > MAX_REASON_CHARS else "")
+
+
+def classify_model_exception(exc: BaseException) -> tuple[FailureKind, str]:
+    """(kind, short reason) for an exception raised by a model call."""
+    chain = _exception_chain(exc)
+    names = {cls.__name__ for e in chain for cls in type(e).__mro__}
+    joined = " | ".join(str(e) for e in chain).lower()
+    if "ConnectionRefusedError" in names or "connection refused" in joined:
+        return FailureKind.UNREACHABLE, "the model server refused the connection"
+    if names & {"ConnectError", "gaierror"}:
+        return FailureKind.UNREACHABLE, "the model server could not be reached"
+    if names & {"Timeout", "TimeoutException", "APITimeoutError", "TimeoutError"}:
+        return FailureKind.TIMEOUT, "the model took too long to answer; keep replies short"
+    if names & {"APIConnectionError", "RemoteProtocolError", "ConnectionError"}:
+        return FailureKind.CONNECTION, "the connection to the model server broke"
+    if "JSONDecodeError" in names or "expecting value" in joined or "no choices" in joined:
+        return FailureKind.BAD_RESPONSE, "the model server sent a malformed response"
+    statuses = [getattr(e, "status_code", None) for e in chain]
+    status = next((s for s in statuses if isinstance(s, int)), None)
+    message = _clean_message(str(exc))
+    if status is not None:
+        if "error parsing tool call" in joined:
+            return FailureKind.HTTP_ERROR, f"your tool call was not valid JSON ({message})"
+        return FailureKind.HTTP_ERROR, f"the model server answered HTTP {status}: {message}"
+    return FailureKind.MODEL_ERROR, f"the model call failed: {type(exc).__name__}: {message}"
+
+
+def example_call(tools: Mapping[str, Tool] | None) -> str:
+    """A neutral example call built from a real tool (placeholders, never invented values)."""
+    tool = next((t for n, t in (tools or {}).items() if n != "final_answer"), None)
+    if tool is None:
+        return '{"name": "final_answer", "arguments": {"answer": "..."}}'
+    required = [k for k, spec in tool.inputs.items() if not spec.get("nullable")] or list(
+        tool.inputs
+    )
+    arguments = ", ".join(f'"{k}": "..."' for k in required[:2])
+    return f'{{"name": "{tool.name}", "arguments": {{{arguments}}}}}'
+
+
+def recovery_text(reason: str, tools: Mapping[str, Tool] | None) -> str:
+    return (
+        f"Your last reply could not be used: {reason}. Reply with exactly one tool call, "
+        f"e.g. {example_call(tools)}; when the task is done, call final_answer with "
+        '{"answer": "..."}.'
+    )

@@ -44,9 +44,9 @@ def _phoenix(args: argparse.Namespace) -> int:
 
 
 def _sandbox(args: argparse.Namespace) -> int:
-    from lsp_agent import sandbox_command
+    from lsp_agent.sandbox_command import run
 
-    return sandbox_command.run(args)
+    return run(args)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -97,13 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(handler=_doctor)
 
     sandbox = sub.add_parser("sandbox", help="build or inspect the patch-check sandbox")
-    try:
-        from lsp_agent import sandbox_command
+    from lsp_agent.sandbox_command import configure
 
-        sandbox_command.configure(sandbox)
-        sandbox.set_defaults(handler=_sandbox)
-    except ImportError:
-        sandbox.set_defaults(handler=_not_yet("sandbox"))
+    configure(sandbox)
+    sandbox.set_defaults(handler=_sandbox)
 
     bench = sub.add_parser("bench", help="measure speed, size and success; prints figures")
     bench.add_argument("name", help="benchmark name, or `all`")

@@ -16,6 +16,7 @@ Figures = dict[str, float]
 
 # name -> (module, function, default runs)
 BENCHMARKS: dict[str, tuple[str, str, int]] = {
+    "tools": ("lsp_agent.benchmarks.tools_bench", "measure", 20000),
     "sandbox": ("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
     "policy": ("safety.policy", "benchmark", 2000),
 }

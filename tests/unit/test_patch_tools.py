@@ -1,0 +1,175 @@
+"""propose_patch / propose_patch_unified / show_patch / apply_patch through the wrapper."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from safety.approvals import Outcome, Status
+from safety.errors import ErrorType
+from sandbox.null_backend import NullSandbox
+from tests.fake_sandbox import FakeSandbox
+from tests.repo_samples import CALC_DIFF
+from tools.approval_gate import ApprovalAsk
+from tools.base import ToolContext
+from tools.instrumented import InstrumentedTool
+from tools.patch_tools import ApplyPatch, ProposePatch, ProposePatchUnified, ShowPatch
+from tools.workspace import DiskWorkspace, OverlayWorkspace
+
+CALC = "pkg/calc.py"
+ORIGINAL = "def add(a, b):\n    return a + b\n"
+
+
+class Gate:
+    def __init__(self, approve: bool = True) -> None:
+        self.approve = approve
+        self.asked: list[ApprovalAsk] = []
+
+    def ask(self, ask: ApprovalAsk) -> Outcome:
+        self.asked.append(ask)
+        status = Status.APPROVED if self.approve else Status.REJECTED
+        return Outcome("t", status, by="test", reason="" if self.approve else "not today")
+
+
+@pytest.fixture
+def gate() -> Gate:
+    return Gate()
+
+
+@pytest.fixture
+def box() -> FakeSandbox:
+    return FakeSandbox()
+
+
+def tools_for(context: ToolContext) -> dict[str, InstrumentedTool]:
+    classes = (ProposePatch, ProposePatchUnified, ShowPatch, ApplyPatch)
+    return {cls.name: InstrumentedTool(cls(context), context) for cls in classes}
+
+
+@pytest.fixture
+def setup(tmp_repo: Path, gate: Gate, box: FakeSandbox):
+    context = ToolContext(
+        workspace=DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box
+    )
+    return tools_for(context), context, tmp_repo
+
+
+def test_propose_patch_returns_an_id_and_the_check(setup, box) -> None:
+    tools, _, repo = setup
+    reply = json.loads(tools["propose_patch"](path=CALC, old="a + b", new="b + a"))
+    assert reply["patch_id"] == "p1" and reply["files"] == [CALC]
+    assert reply["check"].startswith("applies: yes; check: passed")
+    assert 'apply_patch(patch_id="p1")' in reply["next"]
+    assert "+    return b + a" in box.checks[0]["diff"]
+    assert (repo / CALC).read_text() == ORIGINAL, "proposing never writes"
+
+
+def test_propose_unified_reports_adjustments_and_failed_checks(tmp_repo, gate) -> None:
+    box = FakeSandbox(check_passed=False)
+    context = ToolContext(
+        workspace=DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box
+    )
+    shifted = CALC_DIFF.replace("@@ -1,2 +1,2 @@", "@@ -5,2 +5,2 @@")
+    reply = json.loads(tools_for(context)["propose_patch_unified"](diff=shifted))
+    assert reply["patch_id"] == "p1"
+    assert reply["adjustments"], "the offset hunk is reported"
+    assert "check: failed" in reply["check"] and "FAILED tests/test_calc.py" in reply["check"]
+
+
+def test_bad_diffs_become_errors_with_hints(setup) -> None:
+    tools, *_ = setup
+    garbage = json.loads(tools["propose_patch_unified"](diff="this is not a diff"))
+    assert garbage["error"] in {ErrorType.PATCH_INVALID, ErrorType.PATCH_DOES_NOT_APPLY}
+    wrong = CALC_DIFF.replace("-    return a + b", "-    return a * b")
+    placed = json.loads(tools["propose_patch_unified"](diff=wrong))
+    assert placed["error"] == ErrorType.PATCH_DOES_NOT_APPLY
+    assert "return a + b" in json.dumps(placed), "the current text is shown"
+    outside = json.loads(tools["propose_patch"](path="../x.py", old="", new="x"))
+    assert outside["error"] == ErrorType.PATH_OUTSIDE_WORKSPACE
+
+
+def test_check_unavailable_when_there_is_no_sandbox(tmp_repo, gate) -> None:
+    context = ToolContext(
+        workspace=DiskWorkspace(tmp_repo),
+        approvals=gate,
+        sandbox_factory=lambda: NullSandbox(tmp_repo, "Docker is not running"),
+    )
+    reply = json.loads(tools_for(context)["propose_patch"](path=CALC, old="a + b", new="b + a"))
+    assert reply["patch_id"] == "p1"
+    assert reply["check"].startswith("check: unavailable")
+
+
+def test_show_patch(setup) -> None:
+    tools, *_ = setup
+    tools["propose_patch"](path=CALC, old="a + b", new="b + a")
+    shown = tools["show_patch"](patch_id="p1")
+    assert shown.startswith("p1: pkg/calc.py [proposed]") and "+    return b + a" in shown
+
+
+def test_apply_asks_for_exactly_the_patch_and_writes_it(setup, gate) -> None:
+    tools, context, repo = setup
+    tools["propose_patch"](path=CALC, old="a + b", new="b + a")
+    assert tools["apply_patch"](patch_id="p1") == "applied: p1 (pkg/calc.py)"
+    assert (repo / CALC).read_text() == "def add(a, b):\n    return b + a\n"
+    assert gate.asked[0].content == context.patches.get("p1").result.diff
+    again = json.loads(tools["apply_patch"](patch_id="p1"))
+    assert "is applied" in again["message"]
+
+
+def test_rejected_patch_changes_no_byte(tmp_repo, box) -> None:
+    gate = Gate(approve=False)
+    context = ToolContext(
+        workspace=DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box
+    )
+    tools = tools_for(context)
+    before = (tmp_repo / CALC).read_bytes()
+    tools["propose_patch"](path=CALC, old="a + b", new="b + a")
+    error = json.loads(tools["apply_patch"](patch_id="p1"))
+    assert error["error"] == ErrorType.APPROVAL_REJECTED
+    assert error["message"].startswith("rejected:") and "not today" in error["message"]
+    assert (tmp_repo / CALC).read_bytes() == before
+
+
+def test_stale_patch_is_rebased_and_must_be_approved_again(setup, gate) -> None:
+    tools, _, repo = setup
+    tools["propose_patch"](path=CALC, old="a + b", new="b + a")
+    (repo / CALC).write_text("# edited by the user\n" + ORIGINAL)
+    stale = json.loads(tools["apply_patch"](patch_id="p1"))
+    assert stale["error"] == ErrorType.PATCH_STALE and "re-based" in stale["message"]
+    assert (repo / CALC).read_text() == "# edited by the user\n" + ORIGINAL
+    assert tools["apply_patch"](patch_id="p1") == "applied: p1 (pkg/calc.py)"
+    assert (repo / CALC).read_text() == "# edited by the user\ndef add(a, b):\n    return b + a\n"
+    assert len(gate.asked) == 2 and gate.asked[0].content != gate.asked[1].content
+
+
+def test_stale_patch_that_no_longer_applies_is_refused(setup) -> None:
+    tools, context, repo = setup
+    tools["propose_patch"](path=CALC, old="a + b", new="b + a")
+    (repo / CALC).write_text("def add(a, b):\n    return sum((a, b))\n")
+    stale = json.loads(tools["apply_patch"](patch_id="p1"))
+    assert stale["error"] == ErrorType.PATCH_STALE and "no longer applies" in stale["message"]
+    assert context.patches.get("p1").status == "stale"
+    assert (repo / CALC).read_text() == "def add(a, b):\n    return sum((a, b))\n"
+
+
+def test_unknown_patch_id_lists_the_known_ones(setup) -> None:
+    tools, *_ = setup
+    tools["propose_patch"](path=CALC, old="a + b", new="b + a")
+    error = json.loads(tools["apply_patch"](patch_id="p9"))
+    assert "p1" in error["message"]
+
+
+def test_proposals_read_unsaved_buffers_and_send_them_to_the_check(tmp_repo, gate, box) -> None:
+    buffer = "def add(a, b):\n    # unsaved\n    return a + b\n"
+    workspace = OverlayWorkspace(tmp_repo, lambda: {CALC: (buffer, 7)})
+    context = ToolContext(workspace=workspace, approvals=gate, sandbox_factory=lambda: box)
+    reply = json.loads(
+        tools_for(context)["propose_patch"](
+            path=CALC, old="    # unsaved\n", new="    # saved soon\n"
+        )
+    )
+    assert reply["patch_id"] == "p1"
+    assert box.checks[0]["overlay"] == {CALC: buffer}
+    assert context.patches.get("p1").result.files[0].base_version == 7

@@ -1,0 +1,153 @@
+"""What every agent tool shares: its context, limits, base class and failure type.
+
+Tools are smolagents `Tool` subclasses with literal class attributes (`name`,
+`description`, `inputs`, `output_type`) and a typed `forward`. They never talk to the
+editor: they read through a `Workspace`, run commands through a `Sandbox`, and ask for
+approval through an `ApprovalGate`, all carried by one `ToolContext` injected at
+construction. A model-caused problem is raised as `ToolFailure` (or a safety
+`ValidationError` / patch `PatchError`) and becomes a structured observation in the
+wrapper; anything else is a bug and is reported as one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from smolagents import Tool
+
+from safety.errors import ErrorType, tool_error
+from safety.policy import CommandPolicy
+from safety.run_state import AgentState
+from tools.approval_gate import ApprovalAsk, ApprovalGate, RejectAll
+from tools.patch_store import PatchStore
+from tools.patch_writer import DiskPatchWriter, PatchWriter
+
+__all__ = ["AgentTool", "ApprovalAsk", "ToolContext", "ToolFailure", "ToolLimits"]
+from tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
+    from lsp_agent.settings import Settings
+    from sandbox.protocol import Sandbox
+
+
+@dataclass(frozen=True)
+class ToolLimits:
+    """Input and output bounds (the VALIDATION_* and TRUNCATION_* settings)."""
+
+    max_input_chars: int = 5000
+    max_input_lines: int = 200
+    max_line_range: int = 1000
+    max_output_chars: int = 3000
+    max_output_lines: int = 150
+    max_list_items: int = 100
+    command_timeout_s: float = 30.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ToolLimits:
+        return cls(
+            max_input_chars=settings.validation_max_chars,
+            max_input_lines=settings.validation_max_lines,
+            max_line_range=settings.validation_max_line_range,
+            max_output_chars=settings.truncation_max_chars,
+            max_output_lines=settings.truncation_max_lines,
+            max_list_items=settings.truncation_max_list_items,
+            command_timeout_s=float(settings.sandbox_timeout_s),
+        )
+
+
+@dataclass
+class ToolContext:
+    """Everything the tools of one agent session share. Built by the agent runtime."""
+
+    workspace: Workspace
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    policy: CommandPolicy = field(default_factory=CommandPolicy)
+    approvals: ApprovalGate = field(default_factory=RejectAll)
+    state: AgentState = field(default_factory=AgentState)
+    patches: PatchStore = field(default_factory=PatchStore)
+    writer: PatchWriter | None = None
+    sandbox_factory: Callable[[], Sandbox] | None = None
+    check_command: list[str] | None = None
+    tracer: Tracer | None = None
+    _sandbox: Sandbox | None = None
+
+    def __post_init__(self) -> None:
+        if self.writer is None:
+            self.writer = DiskPatchWriter(self.workspace.root)
+
+    def sandbox(self) -> Sandbox:
+        """The session's sandbox, opened on first use (lazily: Docker start is not free)."""
+        if self._sandbox is None:
+            if self.sandbox_factory is None:
+                from sandbox import open_sandbox
+
+                self._sandbox = open_sandbox(self.workspace.root)
+            else:
+                self._sandbox = self.sandbox_factory()
+        return self._sandbox
+
+    def close(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+
+class ToolFailure(Exception):
+    """A problem the model caused; becomes `{"error", …, "recovery_suggestion"}`."""
+
+    def __init__(
+        self,
+        error_type: ErrorType,
+        message: str,
+        recovery_suggestion: str,
+        **context: Any,
+    ) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+        self.recovery_suggestion = recovery_suggestion
+        self.context = context
+
+    def to_error(self, tool: str) -> dict[str, Any]:
+        return tool_error(
+            self.error_type,
+            self.message,
+            tool=tool,
+            context=self.context,
+            recovery_suggestion=self.recovery_suggestion,
+        )
+
+
+class AgentTool(Tool):  # type: ignore[misc]
+    """Base of our tools: holds the context and declares what the wrapper must check.
+
+    `path_inputs` name the arguments validated as workspace paths; `command_input` names
+    the argument judged by the command policy; `approval_for()` says what a call needs
+    approved (beyond REQUIRE_APPROVAL commands, which the wrapper handles itself).
+    """
+
+    path_inputs: ClassVar[tuple[str, ...]] = ()
+    command_input: ClassVar[str | None] = None
+    output_type = "string"
+
+    def __init__(self, context: ToolContext) -> None:
+        self.context = context
+        super().__init__()
+
+    def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
+        return None
+
+    def command_of(self, arguments: dict[str, Any]) -> str | None:
+        """The shell command this call would run (judged by the policy), if any."""
+        if self.command_input is None:
+            return None
+        value = arguments.get(self.command_input)
+        return value if isinstance(value, str) else None
+
+    def command_context(self) -> str:
+        """Where this tool's commands run, for the policy: "sandbox" or "host"."""
+        return "host"

@@ -1,0 +1,399 @@
+"""Read-only git tools: git_status, git_diff, git_log.
+
+Git runs through ``tools.workspace.git_command`` / ``git_env`` (no pager, no system
+config, ``core.fsmonitor=false``). On top of that every call here disables what a
+repository's own config could make git execute: hooks (``core.hooksPath``), clean/smudge
+filter drivers (each configured ``filter.<driver>`` is blanked through
+``GIT_CONFIG_COUNT``, which, unlike ``-c``, takes any driver name), external diff and
+textconv (``--no-ext-diff --no-textconv``), signature checks (``--no-show-signature``) and
+submodule recursion (``--ignore-submodules=dirty``). Git sees the disk, not the editor's
+unsaved buffers; outputs say so when open documents differ from the disk.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from safety.errors import ErrorType, hint_file_not_found, read_file_call
+from tools.base import AgentTool, ToolFailure
+from tools.file_tools import (
+    body_budget,
+    canonical_path,
+    check_int,
+    clip_line,
+    fit_lines,
+    format_list,
+    is_sensitive,
+    plural,
+    unsaved_documents,
+    visible_files,
+)
+from tools.workspace import GIT_TIMEOUT_S, Workspace, git_command, git_env
+
+DEFAULT_LOG_COUNT = 10
+MAX_LOG_COUNT = 50
+MAX_DIFF_FILES = 200
+FILES_NAMED_IN_HEADER = 20
+STDERR_SHOWN = 300
+_FILTER_KEYS = ("clean", "smudge", "process")
+_NO_HELPERS = ("--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=dirty")
+
+
+@dataclass(frozen=True)
+class GitRepo:
+    """A workspace root known to be inside a git work tree, with a hardened environment."""
+
+    root: Path
+    prefix: str
+    env: dict[str, str]
+    timeout_s: float
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+        return run_git(self.root, args, self.env, self.timeout_s)
+
+    def has_head(self) -> bool:
+        return self.run("rev-parse", "--verify", "-q", "HEAD^{commit}").returncode == 0
+
+    def relative(self, path: str) -> str:
+        """A repository-root-relative path from git, made workspace-relative."""
+        return path.removeprefix(self.prefix)
+
+
+def run_git(
+    root: Path, args: tuple[str, ...], env: dict[str, str], timeout_s: float
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git in ``root``; a ToolFailure when it times out or cannot be started."""
+    try:
+        return subprocess.run(
+            git_command(root, *args),
+            capture_output=True,
+            env=env,
+            timeout=timeout_s,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        raise ToolFailure(
+            ErrorType.TIMEOUT,
+            f"git {args[0] if args else ''} timed out after {timeout_s:g}s.",
+            "Ask for less (a path for git_diff, a smaller n for git_log) or continue without git.",
+        ) from None
+    except OSError as exc:
+        raise ToolFailure(
+            ErrorType.INTERNAL_ERROR,
+            f"git could not be started ({exc}).",
+            "Git is unavailable; use list_files, read_file and rg_search instead.",
+        ) from None
+
+
+def _stderr(proc: subprocess.CompletedProcess[bytes]) -> str:
+    return proc.stderr.decode("utf-8", errors="replace").strip()[:STDERR_SHOWN]
+
+
+def git_failed(proc: subprocess.CompletedProcess[bytes], what: str) -> ToolFailure:
+    return ToolFailure(
+        ErrorType.INTERNAL_ERROR,
+        f"git {what} failed: {_stderr(proc) or f'exit status {proc.returncode}'}",
+        "Continue without this git tool; read files with read_file instead.",
+    )
+
+
+def hardened_env(root: Path, timeout_s: float) -> dict[str, str]:
+    """``git_env()`` plus config that blanks hooks and every configured filter driver."""
+    env = git_env()
+    proc = run_git(
+        root, ("config", "-z", "--name-only", "--get-regexp", r"^filter\."), env, timeout_s
+    )
+    drivers: set[str] = set()
+    for raw in proc.stdout.split(b"\0"):
+        name = raw.decode("utf-8", errors="surrogateescape")
+        if name.startswith("filter.") and name.count(".") >= 2:
+            drivers.add(name[len("filter.") : name.rfind(".")])
+    settings = [("core.hooksPath", "/dev/null")]
+    for driver in sorted(drivers):
+        settings += [(f"filter.{driver}.{key}", "") for key in _FILTER_KEYS]
+        settings.append((f"filter.{driver}.required", "false"))
+    env["GIT_CONFIG_COUNT"] = str(len(settings))
+    for index, (key, value) in enumerate(settings):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    return env
+
+
+def open_repo(root: Path, timeout_s: float = GIT_TIMEOUT_S) -> GitRepo:
+    """The git repository at ``root``, or a ToolFailure saying it is not one."""
+    env = git_env()
+    proc = run_git(root, ("rev-parse", "--is-inside-work-tree", "--show-prefix"), env, timeout_s)
+    out = proc.stdout.decode("utf-8", errors="surrogateescape").splitlines()
+    if proc.returncode != 0 or not out or out[0] != "true":
+        detail = _stderr(proc)
+        if proc.returncode == 0 or "not a git repository" in detail.lower():
+            raise ToolFailure(
+                ErrorType.INVALID_ARGUMENT,
+                f"The workspace {root.name!r} is not a git repository.",
+                "Git tools need a git repository. Use list_files, read_file and rg_search "
+                "to explore the files instead.",
+            )
+        raise git_failed(proc, "rev-parse")
+    prefix = out[1] if len(out) > 1 else ""
+    return GitRepo(root, prefix, hardened_env(root, timeout_s), timeout_s)
+
+
+def repo_head_summary(root: Path, timeout_s: float = GIT_TIMEOUT_S) -> str:
+    """One line for repo_info: branch and HEAD, or that this is not a git repository."""
+    try:
+        repo = open_repo(root, timeout_s)
+    except ToolFailure:
+        return "Git: not a git repository"
+    branch_proc = repo.run("symbolic-ref", "--short", "-q", "HEAD")
+    branch = branch_proc.stdout.decode("utf-8", errors="replace").strip()
+    where = f"branch {branch}" if branch_proc.returncode == 0 and branch else "detached HEAD"
+    if not repo.has_head():
+        return f"Git: {where}, no commits yet"
+    log = repo.run("log", "-1", "--no-show-signature", "--no-color", "--format=%h%x00%s")
+    sha, _, subject = log.stdout.decode("utf-8", errors="replace").strip().partition("\0")
+    return f"Git: {where}, HEAD {sha} {subject!r}"
+
+
+def _unsaved_note(workspace: Workspace) -> str:
+    unsaved = unsaved_documents(workspace)
+    if not unsaved:
+        return ""
+    named = ", ".join(unsaved[:5]) + (", ..." if len(unsaved) > 5 else "")
+    return (
+        f"Note: {plural(len(unsaved), 'open editor document')} with unsaved changes "
+        f"not on disk (git does not see them): {named}"
+    )
+
+
+def _timeout(tool: AgentTool) -> float:
+    return min(GIT_TIMEOUT_S, tool.context.limits.command_timeout_s)
+
+
+# ---- git_status -----------------------------------------------------------------------------
+class GitStatus(AgentTool):
+    name = "git_status"
+    description = (
+        "Show the current git branch and the short status of changed and untracked files on disk."
+    )
+    inputs: dict[str, dict[str, object]] = {}
+
+    def forward(self) -> str:
+        workspace = self.context.workspace
+        repo = open_repo(workspace.root, _timeout(self))
+        proc = repo.run(
+            "status",
+            "--porcelain=v1",
+            "--branch",
+            "-z",
+            "--untracked-files=normal",
+            "--ignore-submodules=dirty",
+            "--",
+            ".",
+        )
+        if proc.returncode != 0:
+            raise git_failed(proc, "status")
+        tokens = proc.stdout.decode("utf-8", errors="replace").split("\0")
+        branch = "unknown"
+        entries: list[str] = []
+        hidden = 0
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            i += 1
+            if not token:
+                continue
+            if token.startswith("## "):
+                branch = token[3:]
+                continue
+            code, path = token[:2], repo.relative(token[3:])
+            shown = path
+            if code[0] in "RC" and i < len(tokens):
+                origin = repo.relative(tokens[i])
+                i += 1
+                if is_sensitive(origin):
+                    hidden += 1
+                    continue
+                shown = f"{origin} -> {path}"
+            if is_sensitive(path):
+                hidden += 1
+                continue
+            entries.append(f"{code} {shown}")
+        header = f"Branch: {branch}"
+        footer_parts = []
+        if hidden:
+            footer_parts.append(f"({plural(hidden, 'sensitive path')} not shown.)")
+        note = _unsaved_note(workspace)
+        if note:
+            footer_parts.append(note)
+        footer = "\n".join(footer_parts)
+        if not entries:
+            text = f"{header}\nWorking tree clean: no changed or untracked files."
+            return f"{text}\n{footer}" if footer else text
+        header += (
+            f"\n{plural(len(entries), 'entry', 'entries')} (XY: X staged, Y unstaged; "
+            "M modified, A added, D deleted, R renamed, ?? untracked):"
+        )
+        return format_list(header, entries, self.context.limits, what="entries", footer=footer)
+
+
+# ---- git_diff -------------------------------------------------------------------------------
+class GitDiff(AgentTool):
+    name = "git_diff"
+    description = (
+        "Show the diff of tracked files on disk against the last commit (HEAD), optionally "
+        "only for one file or folder. Unsaved editor changes are not included."
+    )
+    inputs = {
+        "path": {
+            "type": "string",
+            "description": "File or folder to limit the diff to.",
+            "nullable": True,
+        },
+    }
+    path_inputs = ("path",)
+
+    def forward(self, path: str | None = None) -> str:
+        workspace = self.context.workspace
+        spec = "."
+        if path is not None and path.strip() not in ("", "."):
+            spec = canonical_path(workspace, path)
+        repo = open_repo(workspace.root, _timeout(self))
+        if not repo.has_head():
+            return (
+                "The repository has no commits yet, so there is nothing to diff against. "
+                "git_status lists its files."
+            )
+        base = ("--literal-pathspecs", "diff", *_NO_HELPERS, "--no-renames", "--relative")
+        names_proc = repo.run(*base, "--name-only", "-z", "HEAD", "--", spec)
+        if names_proc.returncode != 0:
+            raise git_failed(names_proc, "diff")
+        names = [n for n in names_proc.stdout.decode("utf-8", "replace").split("\0") if n]
+        changed = [n for n in names if not is_sensitive(n)]
+        hidden = len(names) - len(changed)
+        notes = [f"({plural(hidden, 'sensitive file')} not shown.)"] if hidden else []
+        unsaved = _unsaved_note(workspace)
+        if unsaved:
+            notes.append(unsaved)
+        where = "" if spec == "." else f" under {spec!r}"
+        if not changed:
+            if spec != "." and not (workspace.root / spec).exists():
+                raise ToolFailure(
+                    ErrorType.FILE_NOT_FOUND,
+                    f"No file or folder {spec!r} on disk and no change to it since HEAD.",
+                    hint_file_not_found(spec, visible_files(workspace)),
+                    path=spec,
+                )
+            text = (
+                f"No changes to tracked files{where} compared to HEAD. "
+                "(Untracked files are not diffed; git_status lists them.)"
+            )
+            return "\n".join([text, *notes])
+        named = ", ".join(changed[:FILES_NAMED_IN_HEADER])
+        if len(changed) > FILES_NAMED_IN_HEADER:
+            named += f", ... {len(changed) - FILES_NAMED_IN_HEADER} more"
+        header = f"{plural(len(changed), 'file')} changed vs HEAD{where} (disk state): {named}"
+        header = "\n".join([header, *notes])
+        diff_proc = repo.run(*base, "HEAD", "--", *changed[:MAX_DIFF_FILES])
+        if diff_proc.returncode != 0:
+            raise git_failed(diff_proc, "diff")
+        body = diff_proc.stdout.decode("utf-8", errors="replace")
+        chars, lines = body_budget(self.context.limits, header)
+        body = cut_diff(body, changed[:MAX_DIFF_FILES], chars, lines)
+        if len(changed) > MAX_DIFF_FILES:
+            body += f"\n[only the first {MAX_DIFF_FILES} files are diffed]"
+        return f"{header}\n{body}"
+
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def cut_diff(diff: str, files: Sequence[str], max_chars: int, max_lines: int) -> str:
+    """``diff`` cut at a line boundary to the budget, with a note naming what is left and
+    the exact call that shows it (``files`` are the diffed paths, in git's order)."""
+    lines = diff.rstrip("\n").split("\n")
+    count = fit_lines(lines, max_chars, max_lines)
+    if count == len(lines):
+        return "\n".join(lines)
+    shown = [*lines[:count]] if count else [clip_line(lines[0], max_chars)]
+    rest = lines[len(shown) :]
+    started = sum(1 for line in shown if line.startswith("diff --git "))
+    current = files[started - 1] if 0 < started <= len(files) else None
+    later = list(files[started:])
+    where = f"rest of {current}" if current else "the rest"
+    if later:
+        where += f" and {plural(len(later), 'more file')}"
+    note = f"[truncated: {plural(len(rest), 'more diff line')} not shown ({where})."
+    next_hunk = None
+    for line in rest:
+        if line.startswith("diff --git "):
+            break
+        next_hunk = _HUNK.match(line)
+        if next_hunk:
+            break
+    if current and next_hunk:
+        start = max(int(next_hunk.group(1)), 1)
+        end = start + max(int(next_hunk.group(2) or 1), 1) - 1
+        note += f" Current text of the next change: {read_file_call(current, start, end)}."
+    if later:
+        note += f' Next file: git_diff(path="{later[0]}").'
+    return "\n".join([*shown, note + "]"])
+
+
+# ---- git_log --------------------------------------------------------------------------------
+class GitLog(AgentTool):
+    name = "git_log"
+    description = (
+        "List recent commits, newest first, one per line: short sha, date, author, subject."
+    )
+    inputs = {
+        "n": {
+            "type": "integer",
+            "description": f"How many commits (default {DEFAULT_LOG_COUNT}, max {MAX_LOG_COUNT}).",
+            "nullable": True,
+        },
+    }
+
+    def forward(self, n: int | None = None) -> str:
+        count = check_int("n", n, f"Use a number: git_log(n={DEFAULT_LOG_COUNT}).")
+        notes: list[str] = []
+        if count is None:
+            count = DEFAULT_LOG_COUNT
+        if count < 1:
+            raise ToolFailure(
+                ErrorType.INVALID_ARGUMENT,
+                f"n must be 1 or more, got {count}.",
+                f"Use git_log(n={DEFAULT_LOG_COUNT}).",
+                argument="n",
+            )
+        if count > MAX_LOG_COUNT:
+            notes.append(f"(n={count} is above the maximum {MAX_LOG_COUNT}; showing at most 50.)")
+            count = MAX_LOG_COUNT
+        repo = open_repo(self.context.workspace.root, _timeout(self))
+        if not repo.has_head():
+            return "No commits yet."
+        proc = repo.run(
+            "log",
+            f"-n{count}",
+            "--no-show-signature",
+            "--no-color",
+            "--date=short",
+            "--format=%h%x00%ad%x00%an%x00%s",
+        )
+        if proc.returncode != 0:
+            raise git_failed(proc, "log")
+        commits = []
+        for line in proc.stdout.decode("utf-8", errors="replace").splitlines():
+            sha, date, author, subject = [*line.split("\0"), "", "", ""][:4]
+            commits.append(f"{sha} {date} {author}: {subject}")
+        header = f"{plural(len(commits), 'commit')} (newest first):"
+
+        def note(total: int, shown: int) -> str:
+            return f"[truncated: showing {shown} of {total} commits; ask for fewer with n.]"
+
+        return format_list(
+            header, commits, self.context.limits, what="commits", note=note, footer=" ".join(notes)
+        )

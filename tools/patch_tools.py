@@ -1,0 +1,190 @@
+"""Patch tools: propose (unified diff or search/replace), show, and apply after approval.
+
+A proposal is applied in memory to the workspace text (the editor's buffers when open),
+checked in the sandbox, and stored under an id (`p1`, `p2`, …). Applying asks for
+approval of exactly that patch (the wrapper's gate), refuses a stale patch (the files
+changed since: it is re-based and re-checked, and must be approved again), and writes
+through the session's `PatchWriter` (disk headless, a workspace edit in the editor).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from safety.approvals import ApprovalKind
+from safety.errors import ErrorType
+from tools.base import AgentTool, ApprovalAsk, ToolFailure
+from tools.patch_model import PatchError, PatchResult
+from tools.patch_store import StoredPatch, is_stale, rebase
+from tools.patching import apply_diff
+from tools.search_replace import apply_search_replace
+
+log = logging.getLogger(__name__)
+
+CHECK_OUTPUT_LINES = 15
+PATCH_ID_INPUT = {"type": "string", "description": "Patch id returned by a propose tool."}
+
+
+def _call(name: str, patch_id: str) -> str:
+    return f'{name}(patch_id="{patch_id}")'
+
+
+class PatchToolBase(AgentTool):
+    """Shared by the patch tools: sandbox checks and result shaping."""
+
+    skip_forward_signature_validation = False
+
+    def check(self, result: PatchResult) -> Any:
+        """The sandbox's PatchCheck for `result`, or None when the sandbox itself failed."""
+        try:
+            sandbox = self.context.sandbox()
+            return sandbox.check_patch(
+                result.diff,
+                check_command=self.context.check_command,
+                overlay=dict(self.context.workspace.open_documents()),
+            )
+        except Exception:  # the sandbox is ours: log the bug, carry on without a check
+            log.exception("sandbox check failed")
+            return None
+
+    def check_text(self, check: Any) -> str:
+        if check is None:
+            return "check: unavailable (the sandbox failed; see the server log)"
+        text: str = check.summary()
+        if not getattr(check, "available", True):
+            return f"check: unavailable ({check.output.strip().splitlines()[0]})"
+        if check.check_passed is False or not check.applies:
+            tail = check.output.strip().splitlines()[-CHECK_OUTPUT_LINES:]
+            text += "\n" + "\n".join(tail)
+        return text
+
+    def proposal(self, diff: str, result: PatchResult) -> dict[str, Any]:
+        check = self.check(result)
+        patch = self.context.patches.add(diff, result, check)
+        reply: dict[str, Any] = {
+            "patch_id": patch.id,
+            "files": patch.files,
+            "check": self.check_text(check),
+        }
+        if result.adjustments:
+            reply["adjustments"] = list(result.adjustments)
+        reply["next"] = (
+            f"Review with {_call('show_patch', patch.id)}; "
+            f"apply with {_call('apply_patch', patch.id)}."
+        )
+        return reply
+
+
+class ProposePatchUnified(PatchToolBase):
+    name = "propose_patch_unified"
+    description = (
+        "Propose a change as a unified diff. It is checked, not applied; "
+        "returns a patch_id and the check result."
+    )
+    inputs = {"diff": {"type": "string", "description": "Unified diff with ---/+++ and @@ lines."}}
+
+    def forward(self, diff: str) -> dict[str, Any]:
+        return self.proposal(diff, apply_diff(diff, self.context.workspace))
+
+
+class ProposePatch(PatchToolBase):
+    name = "propose_patch"
+    description = (
+        "Propose replacing the exact text `old` with `new` in one file. It is checked, not "
+        "applied; returns a patch_id and the check result. Empty `old` creates a new file."
+    )
+    inputs = {
+        "path": {"type": "string", "description": "File path relative to the repository."},
+        "old": {"type": "string", "description": "Exact current text to replace."},
+        "new": {"type": "string", "description": "Replacement text."},
+    }
+    path_inputs = ("path",)
+
+    def forward(self, path: str, old: str, new: str) -> dict[str, Any]:
+        result = apply_search_replace(path, old, new, self.context.workspace)
+        return self.proposal(result.diff, result)
+
+
+class ShowPatch(PatchToolBase):
+    name = "show_patch"
+    description = "Show a proposed patch: its diff, files, status and check result."
+    inputs = {"patch_id": PATCH_ID_INPUT}
+
+    def forward(self, patch_id: str) -> str:
+        patch = self.context.patches.get(patch_id)
+        header = f"{patch.line()}\n{self.check_text(patch.check)}"
+        return f"{header}\n{patch.result.diff}"
+
+
+class ApplyPatch(PatchToolBase):
+    name = "apply_patch"
+    description = (
+        "Apply a proposed patch after the user approves it. Returns applied, rejected "
+        "or failed, with the reason."
+    )
+    inputs = {"patch_id": PATCH_ID_INPUT}
+
+    def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
+        patch = self.context.patches.get(arguments.get("patch_id"))
+        if patch.status != "proposed":
+            return None  # forward() explains why it cannot be applied
+        return ApprovalAsk(
+            kind=ApprovalKind.PATCH,
+            content=patch.result.diff,
+            summary=f"Apply {patch.id} to {', '.join(patch.files)}",
+            details=f"{self.check_text(patch.check)}\n{patch.result.diff}",
+        )
+
+    def forward(self, patch_id: str) -> str:
+        patch = self.context.patches.get(patch_id)
+        if patch.status != "proposed":
+            raise ToolFailure(
+                ErrorType.INVALID_ARGUMENT,
+                f"Patch {patch.id} is {patch.status}; only a proposed patch can be applied.",
+                "Current patches:\n" + self.context.patches.summary(),
+                patch_id=patch.id,
+            )
+        changed = is_stale(patch, self.context.workspace)
+        if changed:
+            self._refresh_stale(patch, changed)
+        assert self.context.writer is not None
+        outcome = self.context.writer.write(patch.result)
+        files = ", ".join(outcome.files or patch.files)
+        if outcome.status == "applied":
+            self.context.patches.set_status(patch.id, "applied")
+            return f"applied: {patch.id} ({files})"
+        self.context.patches.set_status(patch.id, outcome.status, outcome.reason)
+        if outcome.status == "rejected":
+            return f"rejected: {patch.id} was not applied: {outcome.reason}"
+        raise ToolFailure(
+            ErrorType.PATCH_DOES_NOT_APPLY,
+            f"failed: {patch.id} was not applied: {outcome.reason}",
+            "Read the current text with read_file and propose a new patch.",
+            patch_id=patch.id,
+        )
+
+    def _refresh_stale(self, patch: StoredPatch, changed: list[str]) -> None:
+        """Never write over newer text: re-base and re-check, then ask to apply again."""
+        files = ", ".join(changed)
+        rebased = rebase(patch, self.context.workspace)
+        if isinstance(rebased, PatchError):
+            self.context.patches.set_status(patch.id, "stale", rebased.message)
+            raise ToolFailure(
+                ErrorType.PATCH_STALE,
+                f"{files} changed since {patch.id} was proposed and the patch no longer "
+                f"applies: {rebased.message}",
+                f"Read the current text of {files} with read_file and propose a new patch.",
+                patch_id=patch.id,
+                files=changed,
+            )
+        check = self.check(rebased)
+        self.context.patches.update_result(patch.id, rebased, check)
+        raise ToolFailure(
+            ErrorType.PATCH_STALE,
+            f"{files} changed since {patch.id} was proposed. It was not applied; it was "
+            f"re-based on the current text and re-checked ({self.check_text(check)}).",
+            f"Call {_call('apply_patch', patch.id)} again to apply the re-based patch.",
+            patch_id=patch.id,
+            files=changed,
+        )

@@ -1,0 +1,34 @@
+"""The agent's 14 tools, each wrapped in the InstrumentedTool, in one place."""
+
+from __future__ import annotations
+
+from tools.base import AgentTool, ToolContext
+from tools.command_tools import RunCmd, RunTests
+from tools.file_tools import ListFiles, ReadFile, ReadFileSnippet, RepoInfo
+from tools.git_tools import GitDiff, GitLog, GitStatus
+from tools.instrumented import InstrumentedTool
+from tools.patch_tools import ApplyPatch, ProposePatch, ProposePatchUnified, ShowPatch
+from tools.search_tool import RgSearch
+
+TOOL_CLASSES: tuple[type[AgentTool], ...] = (
+    RepoInfo,
+    ListFiles,
+    RgSearch,
+    ReadFile,
+    ReadFileSnippet,
+    GitStatus,
+    GitDiff,
+    GitLog,
+    ProposePatchUnified,
+    ProposePatch,
+    ShowPatch,
+    ApplyPatch,
+    RunCmd,
+    RunTests,
+)
+TOOL_NAMES = tuple(str(cls.name) for cls in TOOL_CLASSES)
+
+
+def build_tools(context: ToolContext) -> list[InstrumentedTool]:
+    """Every tool, bound to `context` and wrapped."""
+    return [InstrumentedTool(cls(context), context) for cls in TOOL_CLASSES]

@@ -1,0 +1,228 @@
+"""The workspace the file tools read through: the disk, or the disk plus editor buffers.
+
+Headless runs use :class:`DiskWorkspace`. The language server uses
+:class:`OverlayWorkspace`, whose ``documents`` callable returns the editor's open
+documents (unsaved text and document version), so tools see what the user sees.
+
+Paths are workspace-relative POSIX strings. Every path goes through
+``safety.validation.validate_path``, so reading outside the root or a sensitive file
+raises ``safety.validation.ValidationError``. Text is UTF-8, read byte-exact (no newline
+translation); files that are not UTF-8 text raise :class:`NotTextError`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from safety.validation import ValidationError, validate_path
+
+SKIPPED_DIRS: frozenset[str] = frozenset({".git", "node_modules", ".venv", "__pycache__"})
+GIT_TIMEOUT_S = 20.0
+
+DocumentMap = Mapping[str, tuple[str, int]]
+"""Open documents: workspace-relative path -> (unsaved text, editor document version)."""
+
+
+class NotTextError(ValueError):
+    """A file that is binary or not valid UTF-8, so tools cannot edit it as text."""
+
+    def __init__(self, rel_path: str, why: str) -> None:
+        super().__init__(f"{rel_path} is not UTF-8 text ({why}); it cannot be read or patched.")
+        self.rel_path = rel_path
+
+
+@runtime_checkable
+class Workspace(Protocol):
+    """What file tools read through."""
+
+    @property
+    def root(self) -> Path:
+        """The workspace root directory."""
+        ...
+
+    def read_text(self, rel_path: str) -> str:
+        """The file's current text; FileNotFoundError when missing, NotTextError if binary."""
+        ...
+
+    def exists(self, rel_path: str) -> bool:
+        """True when the file exists (on disk or as an open document)."""
+        ...
+
+    def version(self, rel_path: str) -> int | None:
+        """The editor document version for open documents; None for files read from disk."""
+        ...
+
+    def list_files(self) -> list[str]:
+        """All workspace files (repo-relative POSIX paths, sorted)."""
+        ...
+
+    def open_documents(self) -> Mapping[str, str]:
+        """Open documents: relative path -> unsaved text (empty for the disk)."""
+        ...
+
+
+def exists_quietly(workspace: Workspace, rel_path: str) -> bool:
+    """``workspace.exists``, False instead of an error for unsafe or unreadable paths."""
+    try:
+        return workspace.exists(rel_path)
+    except (ValidationError, OSError, ValueError):
+        return False
+
+
+def decode_text(data: bytes, rel_path: str) -> str:
+    """Decode file bytes as UTF-8 exactly, or raise NotTextError."""
+    if b"\x00" in data:
+        raise NotTextError(rel_path, "it contains NUL bytes, so it looks binary")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotTextError(rel_path, f"invalid UTF-8 at byte {exc.start}") from exc
+
+
+class DiskWorkspace:
+    """The files on disk under ``root``."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        given = Path(root)
+        if not given.is_dir():
+            raise ValueError(f"workspace root is not a directory: {given}")
+        self._root = given.resolve()
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    def resolve(self, rel_path: str) -> Path:
+        """The validated absolute path (raises ValidationError for unsafe paths)."""
+        return validate_path(self._root, rel_path)
+
+    def relative(self, rel_path: str) -> str:
+        """The canonical workspace-relative POSIX form of ``rel_path``."""
+        return self.resolve(rel_path).relative_to(self._root).as_posix()
+
+    def read_text(self, rel_path: str) -> str:
+        path = self.resolve(rel_path)
+        if path.is_dir():
+            raise IsADirectoryError(f"{rel_path} is a directory, not a file")
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{rel_path} does not exist") from None
+        return decode_text(data, rel_path)
+
+    def exists(self, rel_path: str) -> bool:
+        return self.resolve(rel_path).is_file()
+
+    def version(self, rel_path: str) -> int | None:
+        return None
+
+    def list_files(self) -> list[str]:
+        listed = git_listed_files(self._root)
+        if listed is None:
+            return walk_files(self._root)
+        return sorted(p for p in listed if (self._root / p).is_file())
+
+    def open_documents(self) -> Mapping[str, str]:
+        return {}
+
+
+class OverlayWorkspace:
+    """The disk, with the editor's open documents laid over it."""
+
+    def __init__(self, root: str | os.PathLike[str], documents: Callable[[], DocumentMap]) -> None:
+        self._disk = DiskWorkspace(root)
+        self._documents = documents
+
+    @property
+    def root(self) -> Path:
+        return self._disk.root
+
+    def _open(self, rel_path: str) -> tuple[str, int] | None:
+        key = self._disk.relative(rel_path)
+        return self._documents().get(key)
+
+    def read_text(self, rel_path: str) -> str:
+        doc = self._open(rel_path)
+        return self._disk.read_text(rel_path) if doc is None else doc[0]
+
+    def exists(self, rel_path: str) -> bool:
+        return self._open(rel_path) is not None or self._disk.exists(rel_path)
+
+    def version(self, rel_path: str) -> int | None:
+        doc = self._open(rel_path)
+        return None if doc is None else doc[1]
+
+    def list_files(self) -> list[str]:
+        return sorted(set(self._disk.list_files()) | set(self._documents()))
+
+    def open_documents(self) -> Mapping[str, str]:
+        return {path: text for path, (text, _version) in self._documents().items()}
+
+
+def git_command(root: Path, *args: str) -> list[str]:
+    """A git argv that ignores repository-configured helpers, pagers and fsmonitor."""
+    git = shutil.which("git") or "git"
+    return [
+        git,
+        "--no-pager",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.untrackedCache=false",
+        "-c",
+        "core.quotePath=false",
+        "-C",
+        str(root),
+        *args,
+    ]
+
+
+def git_env() -> dict[str, str]:
+    """The environment for git: no system config, no prompts, no redirected repository."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GIT_") or k in ("GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH")
+    }
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        GIT_OPTIONAL_LOCKS="0",
+    )
+    return env
+
+
+def git_listed_files(root: Path) -> list[str] | None:
+    """``git ls-files -co --exclude-standard`` under ``root``, or None if not a git repo."""
+    argv = git_command(root, "ls-files", "-z", "-c", "-o", "--exclude-standard")
+    try:
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            env=git_env(),
+            timeout=GIT_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    names = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+    return sorted({name for name in names if name})
+
+
+def walk_files(root: Path) -> list[str]:
+    """Every file under ``root``, skipping VCS, virtualenv and cache directories."""
+    found: list[str] = []
+    for current, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        base = Path(current).relative_to(root)
+        found.extend((base / name).as_posix() for name in files)
+    return sorted(found)

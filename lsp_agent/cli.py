@@ -4,7 +4,6 @@ so that `serve` starts fast and only what a subcommand needs is loaded."""
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,6 +22,14 @@ def _serve(args: argparse.Namespace) -> int:
     from lsp_agent.stdio import serve_stdio
 
     return serve_stdio()
+
+
+def _run(args: argparse.Namespace) -> int:
+    from lsp_agent.headless_run import run_headless
+
+    return run_headless(
+        args.task, args.repo, yes=args.yes, max_steps=args.max_steps, model=args.model
+    )
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -55,14 +62,6 @@ def _bench(args: argparse.Namespace) -> int:
     return run_bench(args.name, runs=args.runs, output=args.output)
 
 
-def _not_yet(feature: str) -> Handler:
-    def handler(args: argparse.Namespace) -> int:
-        print(f"lsp-agent {feature}: not yet available in this version.", file=sys.stderr)
-        return EXIT_FAILURE
-
-    return handler
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lsp-agent",
@@ -86,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--yes", action="store_true", help="approve patches and commands")
     run.add_argument("--max-steps", type=int, help="override AGENT_MAX_STEPS")
     run.add_argument("--model", help="override MODEL_ID")
-    run.set_defaults(handler=_not_yet("run"))
+    run.set_defaults(handler=_run)
 
     demo = sub.add_parser("demo", help="show the whole flow on a sample repository")
     demo.add_argument("--model", default=None, help="model id (default: the embedded model)")

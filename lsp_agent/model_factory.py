@@ -118,13 +118,15 @@ def build_model(settings: Settings, *, timeout_s: float | None = None) -> Any:
     if model_id == "embedded":
         return _embedded_model(settings)
     _quiet_litellm()
-    from smolagents.models import REMOVE_PARAMETER, LiteLLMModel, LiteLLMRouterModel
+    from smolagents.models import REMOVE_PARAMETER
+
+    from lsp_agent.native_replay_model import NativeLiteLLMModel, NativeLiteLLMRouterModel
 
     main = main_endpoint(settings)
     flatten = main.model_id.startswith("ollama")
     if not settings.model_fallbacks:
         params = litellm_params(main, settings, timeout_s)
-        return LiteLLMModel(
+        return NativeLiteLLMModel(
             model_id=params.pop("model"),
             api_base=params.pop("api_base", None),
             api_key=params.pop("api_key", None),
@@ -138,7 +140,7 @@ def build_model(settings: Settings, *, timeout_s: float | None = None) -> Any:
         {"model_name": name, "litellm_params": litellm_params(endpoint, settings, timeout_s)}
         for name, endpoint in zip(names, endpoints, strict=True)
     ]
-    model = LiteLLMRouterModel(
+    model = NativeLiteLLMRouterModel(
         model_id=names[0],
         model_list=model_list,
         client_kwargs={"fallbacks": [{names[0]: names[1:]}], "num_retries": 0},

@@ -73,6 +73,7 @@ class ToolContext:
     sandbox_factory: Callable[[], Sandbox] | None = None
     check_command: list[str] | None = None
     tracer: Tracer | None = None
+    on_tool_call: Callable[[str, dict[str, Any]], None] | None = None  # progress hook
     _sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:

@@ -50,11 +50,8 @@ class CommandToolBase(AgentTool):
 
 class RunCmd(CommandToolBase):
     name = "run_cmd"
-    description = (
-        "Run a shell command in a sandboxed copy of the repository. Returns exit code and "
-        "output. Some commands need the user's approval or are refused."
-    )
-    inputs = {"command": {"type": "string", "description": "The shell command."}}
+    description = "Run a shell command in a sandboxed copy of the repository."
+    inputs = {"command": {"type": "string", "description": "Shell command."}}
     command_input = "command"
 
     def forward(self, command: str) -> dict[str, Any]:
@@ -63,14 +60,11 @@ class RunCmd(CommandToolBase):
 
 class RunTests(CommandToolBase):
     name = "run_tests"
-    description = (
-        "Run the tests in a sandboxed copy of the repository. Returns pass or fail and the "
-        "end of the output."
-    )
+    description = "Run the tests in a sandboxed copy of the repository."
     inputs = {
         "command": {
             "type": "string",
-            "description": "Test command; default is the project's configured one.",
+            "description": "Test command (optional).",
             "nullable": True,
         }
     }

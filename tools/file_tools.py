@@ -36,7 +36,7 @@ TOP_LEVEL_SHOWN = 30
 EXTENSIONS_SHOWN = 8
 _GLOB_CHARS = frozenset("*?[{")
 
-PATH_INPUT = {"type": "string", "description": "File path relative to the workspace root."}
+PATH_INPUT = {"type": "string", "description": "Path in the repository."}
 
 
 # ---- shared helpers --------------------------------------------------------------------
@@ -257,10 +257,7 @@ def check_pattern(value: object, limits: ToolLimits, hint: str) -> str:
 # ---- repo_info ---------------------------------------------------------------------------
 class RepoInfo(AgentTool):
     name = "repo_info"
-    description = (
-        "Summarize the workspace: git branch and last commit, file count, top-level entries, "
-        "file types, a guessed test command and open unsaved editor documents."
-    )
+    description = "Overview of the repository: branch, files, file types, test command."
     inputs: dict[str, dict[str, object]] = {}
 
     def forward(self) -> str:
@@ -327,12 +324,9 @@ def _guess_test_command(files: Sequence[str]) -> str:
 # ---- list_files ----------------------------------------------------------------------------
 class ListFiles(AgentTool):
     name = "list_files"
-    description = (
-        "List workspace files matching a glob pattern, sorted. A pattern without '/' matches "
-        "file names at any depth; '**' matches any number of folders."
-    )
+    description = "List files matching a glob pattern ('*.py' matches at any depth)."
     inputs = {
-        "pattern": {"type": "string", "description": "Glob pattern for file paths."},
+        "pattern": {"type": "string", "description": "Glob pattern."},
     }
 
     def forward(self, pattern: str) -> str:
@@ -354,20 +348,17 @@ class ListFiles(AgentTool):
 # ---- read_file -----------------------------------------------------------------------------
 class ReadFile(AgentTool):
     name = "read_file"
-    description = (
-        "Read a text file, optionally only lines start_line to end_line (1-based, inclusive). "
-        "Returns a header with the line range, then the lines exactly as in the file."
-    )
+    description = "Read a file, or only lines start_line to end_line."
     inputs = {
         "path": PATH_INPUT,
         "start_line": {
             "type": "integer",
-            "description": "First line to read (1-based).",
+            "description": "First line (1-based).",
             "nullable": True,
         },
         "end_line": {
             "type": "integer",
-            "description": "Last line to read (inclusive).",
+            "description": "Last line.",
             "nullable": True,
         },
     }
@@ -433,17 +424,13 @@ def render_lines(
 # ---- read_file_snippet -----------------------------------------------------------------------
 class ReadFileSnippet(AgentTool):
     name = "read_file_snippet"
-    description = (
-        "Show the lines of a file that match a regular expression, with context lines around "
-        "each match, in blocks headed by their line numbers."
-    )
+    description = "Show the lines of a file matching a regex, with context."
     inputs = {
         "path": PATH_INPUT,
-        "pattern": {"type": "string", "description": "Regular expression to find in the file."},
+        "pattern": {"type": "string", "description": "Regex."},
         "context_lines": {
             "type": "integer",
-            "description": f"Lines shown before and after each match (default "
-            f"{DEFAULT_CONTEXT_LINES}, max {MAX_CONTEXT_LINES}).",
+            "description": f"Context lines (default {DEFAULT_CONTEXT_LINES}).",
             "nullable": True,
         },
     }

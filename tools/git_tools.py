@@ -176,9 +176,7 @@ def _timeout(tool: AgentTool) -> float:
 # ---- git_status -----------------------------------------------------------------------------
 class GitStatus(AgentTool):
     name = "git_status"
-    description = (
-        "Show the current git branch and the short status of changed and untracked files on disk."
-    )
+    description = "Show the git branch and changed files."
     inputs: dict[str, dict[str, object]] = {}
 
     def forward(self) -> str:
@@ -243,14 +241,11 @@ class GitStatus(AgentTool):
 # ---- git_diff -------------------------------------------------------------------------------
 class GitDiff(AgentTool):
     name = "git_diff"
-    description = (
-        "Show the diff of tracked files on disk against the last commit (HEAD), optionally "
-        "only for one file or folder. Unsaved editor changes are not included."
-    )
+    description = "Show the git diff of files on disk against HEAD."
     inputs = {
         "path": {
             "type": "string",
-            "description": "File or folder to limit the diff to.",
+            "description": "Limit to this path.",
             "nullable": True,
         },
     }
@@ -346,13 +341,11 @@ def cut_diff(diff: str, files: Sequence[str], max_chars: int, max_lines: int) ->
 # ---- git_log --------------------------------------------------------------------------------
 class GitLog(AgentTool):
     name = "git_log"
-    description = (
-        "List recent commits, newest first, one per line: short sha, date, author, subject."
-    )
+    description = "List recent commits."
     inputs = {
         "n": {
             "type": "integer",
-            "description": f"How many commits (default {DEFAULT_LOG_COUNT}, max {MAX_LOG_COUNT}).",
+            "description": f"How many (default {DEFAULT_LOG_COUNT}).",
             "nullable": True,
         },
     }

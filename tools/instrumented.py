@@ -76,6 +76,8 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
         return self.call(arguments)
 
     def call(self, arguments: dict[str, Any]) -> str:
+        if self.context.on_tool_call is not None:
+            self.context.on_tool_call(self.name, arguments)
         tracer = self.context.tracer or trace.get_tracer("lsp_agent.tools")
         with tracer.start_as_current_span(f"tool_wrapped.{self.name}") as span:
             started = time.perf_counter()

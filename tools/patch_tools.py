@@ -23,7 +23,7 @@ from tools.search_replace import apply_search_replace
 log = logging.getLogger(__name__)
 
 CHECK_OUTPUT_LINES = 15
-PATCH_ID_INPUT = {"type": "string", "description": "Patch id returned by a propose tool."}
+PATCH_ID_INPUT = {"type": "string", "description": "Patch id."}
 
 
 def _call(name: str, patch_id: str) -> str:
@@ -78,11 +78,8 @@ class PatchToolBase(AgentTool):
 
 class ProposePatchUnified(PatchToolBase):
     name = "propose_patch_unified"
-    description = (
-        "Propose a change as a unified diff. It is checked, not applied; "
-        "returns a patch_id and the check result."
-    )
-    inputs = {"diff": {"type": "string", "description": "Unified diff with ---/+++ and @@ lines."}}
+    description = "Propose a change as a unified diff. Returns patch_id and a check result."
+    inputs = {"diff": {"type": "string", "description": "Unified diff."}}
 
     def forward(self, diff: str) -> dict[str, Any]:
         return self.proposal(diff, apply_diff(diff, self.context.workspace))
@@ -91,13 +88,12 @@ class ProposePatchUnified(PatchToolBase):
 class ProposePatch(PatchToolBase):
     name = "propose_patch"
     description = (
-        "Propose replacing the exact text `old` with `new` in one file. It is checked, not "
-        "applied; returns a patch_id and the check result. Empty `old` creates a new file."
+        "Propose replacing exact text old with new in a file. Returns patch_id and a check result."
     )
     inputs = {
-        "path": {"type": "string", "description": "File path relative to the repository."},
-        "old": {"type": "string", "description": "Exact current text to replace."},
-        "new": {"type": "string", "description": "Replacement text."},
+        "path": {"type": "string", "description": "Path in the repository."},
+        "old": {"type": "string", "description": "Exact current text."},
+        "new": {"type": "string", "description": "New text."},
     }
     path_inputs = ("path",)
 
@@ -108,7 +104,7 @@ class ProposePatch(PatchToolBase):
 
 class ShowPatch(PatchToolBase):
     name = "show_patch"
-    description = "Show a proposed patch: its diff, files, status and check result."
+    description = "Show a proposed patch."
     inputs = {"patch_id": PATCH_ID_INPUT}
 
     def forward(self, patch_id: str) -> str:
@@ -119,10 +115,7 @@ class ShowPatch(PatchToolBase):
 
 class ApplyPatch(PatchToolBase):
     name = "apply_patch"
-    description = (
-        "Apply a proposed patch after the user approves it. Returns applied, rejected "
-        "or failed, with the reason."
-    )
+    description = "Apply a proposed patch once the user approves it."
     inputs = {"patch_id": PATCH_ID_INPUT}
 
     def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
@@ -133,7 +126,7 @@ class ApplyPatch(PatchToolBase):
             kind=ApprovalKind.PATCH,
             content=patch.result.diff,
             summary=f"Apply {patch.id} to {', '.join(patch.files)}",
-            details=f"{self.check_text(patch.check)}\n{patch.result.diff}",
+            details=self.check_text(patch.check),
         )
 
     def forward(self, patch_id: str) -> str:

@@ -222,16 +222,12 @@ def ripgrep_search(
 
 class RgSearch(AgentTool):
     name = "rg_search"
-    description = (
-        "Search the text of workspace files with a regular expression. Returns matching "
-        "lines as path:line: text. glob limits which files are searched."
-    )
+    description = "Search file contents with a regex. Returns path:line: text."
     inputs = {
-        "pattern": {"type": "string", "description": "Regular expression to search for."},
+        "pattern": {"type": "string", "description": "Regex."},
         "glob": {
             "type": "string",
-            "description": "Only search files matching this glob (without '/' it matches "
-            "file names at any depth).",
+            "description": "Only files matching this glob.",
             "nullable": True,
         },
     }

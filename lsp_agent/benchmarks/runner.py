@@ -11,12 +11,15 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-Figures = dict[str, float]
+Figures = dict[str, Any]
 
 # name -> (module, function, default runs)
 BENCHMARKS: dict[str, tuple[str, str, int]] = {
     "tools": ("lsp_agent.benchmarks.tools_bench", "measure", 20000),
+    "prompt": ("lsp_agent.benchmarks.prompt_bench", "measure", 1),
+    "context": ("lsp_agent.benchmarks.context_bench", "measure", 30),
     "sandbox": ("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
     "policy": ("safety.policy", "benchmark", 2000),
 }

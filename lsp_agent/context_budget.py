@@ -1,0 +1,90 @@
+"""Bounded context: keep every request under a token budget (75% of MODEL_NUM_CTX).
+
+A step callback estimates the size of the next request and, while it is over budget,
+masks the oldest tool results down to one line (outcome and size; the tool call with its
+arguments stays in the history just before it). The
+system prompt, the task, the most recent steps and the patch state (added fresh to every
+request) always survive. Masking never deletes the step itself, so the native tool-call
+history stays well formed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from smolagents.memory import ActionStep
+from smolagents.models import ChatMessage
+
+# Conservative for dense code (measured 2.3 chars/token with a small BPE vocabulary; larger
+# tokenizers pack more). `lsp-agent bench context` counts real tokens.
+CHARS_PER_TOKEN = 2.2
+
+
+def estimate_tokens(messages: Sequence[ChatMessage], fixed_tokens: int = 0) -> int:
+    """A cheap, conservative token estimate of a request: characters / 2.2 plus fixed text."""
+    chars = 0
+    for message in messages:
+        content = message.content
+        if isinstance(content, str):
+            chars += len(content)
+        elif isinstance(content, list):
+            chars += sum(len(str(part.get("text", ""))) for part in content)
+        for call in message.tool_calls or []:
+            chars += len(call.function.name) + len(json.dumps(call.function.arguments, default=str))
+    return fixed_tokens + int(chars / CHARS_PER_TOKEN) + 4 * len(messages)
+
+
+def _outcome(observation: str) -> str:
+    try:
+        data = json.loads(observation)
+    except (ValueError, TypeError):
+        return "ok"
+    if isinstance(data, dict) and "error" in data:
+        return f"error {data['error']}"
+    return "ok"
+
+
+def mask_line(step: ActionStep) -> str:
+    """One line standing in for a step's result (the call itself stays in the history)."""
+    observation = step.observations or ""
+    return f"[hidden to save context: {_outcome(observation)}, {len(observation)} chars]"
+
+
+@dataclass
+class ContextBudget:
+    """Masks old observations so `messages()` stays under `budget_tokens`."""
+
+    budget_tokens: int
+    keep_recent: int = 3
+    fixed_tokens: int = 0
+    masked_steps: set[int] = field(default_factory=set)
+    last_estimate: int = 0
+
+    @classmethod
+    def for_context(
+        cls, num_ctx: int, fixed_tokens: int = 0, keep_recent: int = 3
+    ) -> ContextBudget:
+        return cls(int(num_ctx * 0.75), keep_recent=keep_recent, fixed_tokens=fixed_tokens)
+
+    def enforce(self, steps: Sequence[Any], messages: Callable[[], list[ChatMessage]]) -> int:
+        """Mask oldest results until the estimate fits (recent steps last); return it."""
+        actions = [s for s in steps if isinstance(s, ActionStep) and s.observations]
+        estimate = estimate_tokens(messages(), self.fixed_tokens)
+        for keep in (self.keep_recent, 1, 0):
+            candidates = actions[: max(len(actions) - keep, 0)]
+            for step in candidates:
+                if estimate <= self.budget_tokens:
+                    break
+                if step.step_number in self.masked_steps:
+                    continue
+                step.observations = mask_line(step)
+                step.model_output = None
+                self.masked_steps.add(step.step_number)
+                estimate = estimate_tokens(messages(), self.fixed_tokens)
+            if estimate <= self.budget_tokens:
+                break
+        self.last_estimate = estimate
+        return estimate

@@ -1,0 +1,87 @@
+"""`lsp-agent run`: exit codes, --yes, no-TTY rejection, progress, bad usage."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+FIX = [
+    {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
+    {
+        "tool": "propose_patch",
+        "arguments": {"path": "pkg/calc.py", "old": "return a + b", "new": "return b + a"},
+    },
+    {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
+    {"final_answer": "Swapped the operands."},
+]
+
+
+def lsp_agent_run(repo: Path, script: list[dict], *args: str, tmp_path: Path):
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
+    env = {
+        **os.environ,
+        "MODEL_ID": f"scripted:{script_file}",
+        "SANDBOX_BACKEND": "none",
+        "PHOENIX_ENABLED": "false",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "lsp_agent", "run", *args, "--repo", str(repo)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_yes_applies_and_exits_0(tmp_repo: Path, tmp_path: Path) -> None:
+    out = lsp_agent_run(tmp_repo, FIX, "fix add", "--yes", tmp_path=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "step 3/25 apply_patch applied: p1" in out.stdout
+    assert "answered" in out.stdout and "Swapped the operands." in out.stdout
+    assert (tmp_repo / "pkg" / "calc.py").read_text().endswith("return b + a\n")
+
+
+def test_without_a_terminal_or_yes_nothing_is_written(tmp_repo: Path, tmp_path: Path) -> None:
+    before = (tmp_repo / "pkg" / "calc.py").read_bytes()
+    out = lsp_agent_run(tmp_repo, FIX, "fix add", tmp_path=tmp_path)
+    assert "no terminal to ask and no --yes" in out.stdout
+    assert (tmp_repo / "pkg" / "calc.py").read_bytes() == before
+    assert out.returncode == 0  # the scripted model still gives its final answer
+
+
+def test_max_steps_exits_1(tmp_repo: Path, tmp_path: Path) -> None:
+    loop = [{"tool": "list_files", "arguments": {"pattern": f"*.{i}"}} for i in range(10)]
+    out = lsp_agent_run(tmp_repo, loop, "loop", "--max-steps", "3", tmp_path=tmp_path)
+    assert out.returncode == 1
+    assert "max_steps" in out.stdout
+
+
+def test_bad_usage_exits_2(tmp_path: Path) -> None:
+    out = lsp_agent_run(tmp_path / "missing", FIX, "x", tmp_path=tmp_path)
+    assert out.returncode == 2 and "is not a directory" in out.stdout
+    out = lsp_agent_run(tmp_path, FIX, tmp_path=tmp_path)
+    assert out.returncode == 2 and "no TASK given" in out.stdout
+
+
+def test_unreachable_model_says_where_and_how(tmp_repo: Path) -> None:
+    env = {
+        **os.environ,
+        "MODEL_ID": "openai/x",
+        "MODEL_API_BASE": "http://127.0.0.1:9/v1",
+        "PHOENIX_ENABLED": "false",
+    }
+    out = subprocess.run(
+        [sys.executable, "-m", "lsp_agent", "run", "x", "--repo", str(tmp_repo)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert out.returncode == 1
+    assert "http://127.0.0.1:9/v1" in out.stdout

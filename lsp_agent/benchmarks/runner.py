@@ -22,6 +22,7 @@ BENCHMARKS: dict[str, tuple[str, str, int]] = {
     "context": ("lsp_agent.benchmarks.context_bench", "measure", 30),
     "sandbox": ("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
     "policy": ("safety.policy", "benchmark", 2000),
+    "lsp": ("lsp_agent.benchmarks.lsp_bench", "measure", 200),
 }
 
 

@@ -1,0 +1,164 @@
+"""End to end with the real agent runtime (`lsp_agent.agent_runtime.run_agent_job`): the
+model is a scripted OpenAI-compatible endpoint on 127.0.0.1, the sandbox is off. A full
+job proposes, asks, applies — or, rejected, leaves the file byte-identical."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig
+
+from lsp_agent.testing import ScriptedOpenAIServer
+from tests.lsp.conftest import APP, job_end
+from tests.lsp.editor import (
+    CLIENTS,
+    REAL_SERVER,
+    SERVER_ENV,
+    EditorClient,
+    make_editor_client,
+    start_editor,
+)
+from tests.lsp.framing import frame, parse_frames
+
+TURNS = [
+    {"tool": "read_file", "arguments": {"path": "app.py"}},
+    {
+        "tool": "propose_patch",
+        "arguments": {"path": "app.py", "old": "return a - b", "new": "return a + b"},
+    },
+    {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
+    {"final_answer": "add() now adds."},
+]
+
+
+@pytest.fixture
+def model() -> AsyncIterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer(TURNS) as server:
+        yield server
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=REAL_SERVER, client_factory=make_editor_client, server_env=SERVER_ENV
+    ),
+    params=CLIENTS,
+)
+async def real_editor(
+    lsp_client: EditorClient,
+    request: pytest.FixtureRequest,
+    workspace: Path,
+    model: ScriptedOpenAIServer,
+):
+    await start_editor(
+        lsp_client,
+        workspace,
+        request.param,
+        options={"lspAgent": {"modelId": "openai/scripted", "modelApiBase": model.openai_base}},
+    )
+    lsp_client.preset = request.param
+    yield
+    await lsp_client.shutdown_session()
+
+
+def tool_results(model: ScriptedOpenAIServer) -> list[str]:
+    """What the runtime sent back to the model as tool observations."""
+    last = model.chat_requests[-1]
+    return [str(m.get("content")) for m in last["messages"] if m.get("role") == "tool"]
+
+
+async def test_real_job_applies_an_approved_patch(
+    real_editor: EditorClient, workspace: Path, model: ScriptedOpenAIServer
+) -> None:
+    started = await real_editor.run(task="fix add", uri=real_editor.uri("app.py"))
+    end = await job_end(real_editor, started["jobId"])
+    assert end.type == types.MessageType.Info and "add() now adds." in end.message
+    assert (workspace / "app.py").read_text() == APP.replace("a - b", "a + b")
+    assert any("applied: p1" in r for r in tool_results(model)), json.dumps(tool_results(model))
+    progress = real_editor.progress_reports[started["progressToken"]]
+    assert isinstance(progress[-1], types.WorkDoneProgressEnd)
+
+
+async def test_real_job_rejected_leaves_the_file_byte_identical(
+    real_editor: EditorClient, workspace: Path, model: ScriptedOpenAIServer
+) -> None:
+    real_editor.default_answer = "Reject"
+    real_editor.apply_mode = "decline"  # VS Code: the user cancels the refactor preview
+    started = await real_editor.run(task="fix add", uri=real_editor.uri("app.py"))
+    await job_end(real_editor, started["jobId"])
+    assert (workspace / "app.py").read_bytes() == APP.encode()
+    assert any("rejected" in r for r in tool_results(model)), json.dumps(tool_results(model))
+
+
+async def test_real_job_with_a_scripted_model_file(
+    real_editor: EditorClient, workspace: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(TURNS))
+    real_editor.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"modelId": f"scripted:{script}"})
+    )
+    started = await real_editor.run(task="fix add")
+    end = await job_end(real_editor, started["jobId"])
+    assert "add() now adds." in end.message
+    assert (workspace / "app.py").read_text() == APP.replace("a - b", "a + b")
+
+
+def test_a_real_job_writes_only_json_rpc_to_stdout(workspace: Path, tmp_path: Path) -> None:
+    """smolagents and LiteLLM must not print: every stdout byte is a JSON-RPC frame."""
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([TURNS[0], {"final_answer": "read it"}]))
+    env = {**SERVER_ENV, "MODEL_ID": f"scripted:{script}", "LOG_LEVEL": "DEBUG"}
+    proc = subprocess.Popen(
+        REAL_SERVER,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    chunks: list[bytes] = []
+    reader = threading.Thread(
+        target=lambda: chunks.extend(iter(lambda: proc.stdout.read1(65536), b""))
+    )  # type: ignore[union-attr]
+    reader.start()
+
+    def send(message: dict[str, object]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(frame({"jsonrpc": "2.0", **message}))
+        proc.stdin.flush()
+
+    send(
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}},
+        }
+    )
+    send({"method": "initialized", "params": {}})
+    send(
+        {
+            "id": 2,
+            "method": "workspace/executeCommand",
+            "params": {"command": "lspAgent.run", "arguments": [{"task": "read app.py"}]},
+        }
+    )
+    deadline = time.monotonic() + 120
+    while b"(job 1)" not in b"".join(chunks) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    send({"id": 3, "method": "shutdown"})
+    send({"method": "exit"})
+    proc.wait(timeout=60)
+    reader.join(timeout=10)
+    stderr = proc.stderr.read() if proc.stderr else b""
+    messages = parse_frames(b"".join(chunks))
+    shown = [m["params"]["message"] for m in messages if m.get("method") == "window/showMessage"]
+    assert any("(job 1): read it" in s for s in shown), (shown, stderr[-2000:])
+    assert proc.returncode == 0

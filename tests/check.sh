@@ -8,4 +8,5 @@ echo "== ruff check"; ruff check .
 echo "== ruff format --check"; ruff format --check .
 echo "== mypy"; mypy
 echo "== phoenix environment"; lsp-agent phoenix --setup-only
+echo "== VS Code extension (npm ci, tsc, mocha, .vsix)"; bash editors/vscode/scripts/check.sh
 echo "== pytest"; pytest "$@"

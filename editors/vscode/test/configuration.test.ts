@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import {
+  affectsServerLaunch,
+  affectsServerSettings,
+  type ConfigReader,
+  configurationAnswer,
+  initializationOptions,
+  serverPayload,
+} from '../src/configuration';
+import { SERVER_SETTINGS } from '../src/settingsMap';
+
+/** A `lspAgent` configuration: `user` values set at user level, `workspace` at workspace level. */
+function reader(user: Record<string, unknown> = {}, workspace: Record<string, unknown> = {}): ConfigReader {
+  const defaults = Object.fromEntries(SERVER_SETTINGS.map((s) => [s.key, s.default]));
+  return {
+    get<T>(key: string): T | undefined {
+      return (key in workspace ? workspace[key] : key in user ? user[key] : defaults[key]) as T | undefined;
+    },
+    inspect<T>(key: string) {
+      return {
+        defaultValue: defaults[key] as T,
+        globalValue: user[key] as T | undefined,
+        workspaceValue: workspace[key] as T | undefined,
+      };
+    },
+  };
+}
+
+function event(...changed: string[]): { affectsConfiguration(s: string): boolean } {
+  return {
+    affectsConfiguration: (section: string) =>
+      changed.some((key) => key === section || key.startsWith(`${section}.`) || section.startsWith(`${key}.`)),
+  };
+}
+
+describe('configuration sent to the server', () => {
+  it('sends null for every setting left at its default (so .env and the environment apply)', () => {
+    const payload = serverPayload(reader());
+    assert.deepEqual(Object.keys(payload).sort(), SERVER_SETTINGS.map((s) => s.serverKey).sort());
+    assert.ok(Object.values(payload).every((v) => v === null));
+    assert.deepEqual(initializationOptions(reader()), {});
+  });
+
+  it('sends the values the user set, by env-style key, workspace over user', () => {
+    const config = reader(
+      { 'model.id': 'openai/qwen', 'model.temperature': 0, 'phoenix.enabled': false, 'agent.maxSteps': 10 },
+      { 'model.id': ' ollama_chat/llama3 ', 'model.fallbacks': ['openai/a@http://h:1/v1', ' ', 'b '] },
+    );
+    assert.deepEqual(initializationOptions(config), {
+      MODEL_ID: 'ollama_chat/llama3',
+      MODEL_TEMPERATURE: 0,
+      PHOENIX_ENABLED: false,
+      AGENT_MAX_STEPS: 10,
+      MODEL_FALLBACKS: ['openai/a@http://h:1/v1', 'b'],
+    });
+  });
+
+  it('sends a value set explicitly to the default too', () => {
+    assert.deepEqual(initializationOptions(reader({ 'sandbox.backend': 'auto' })), { SANDBOX_BACKEND: 'auto' });
+  });
+
+  it('drops a value of the wrong type instead of sending it', () => {
+    assert.equal(serverPayload(reader({ 'model.maxTokens': 'many' })).MODEL_MAX_TOKENS, null);
+  });
+
+  it('answers workspace/configuration for the section, a VS Code key and a server key', () => {
+    const payload = serverPayload(reader({ 'model.id': 'openai/x' }));
+    assert.deepEqual(configurationAnswer('lspAgent', payload), { value: payload });
+    assert.deepEqual(configurationAnswer('lspAgent.model.id', payload), { value: 'openai/x' });
+    assert.deepEqual(configurationAnswer('lspAgent.MODEL_ID', payload), { value: 'openai/x' });
+    assert.deepEqual(configurationAnswer('lspAgent.model.apiBase', payload), { value: null });
+    assert.equal(configurationAnswer('editor', payload), undefined);
+    assert.equal(configurationAnswer(undefined, payload), undefined);
+    assert.equal(configurationAnswer('lspAgent.server.command', payload), undefined);
+  });
+
+  it('tells server-setting changes from launch changes', () => {
+    assert.ok(affectsServerSettings(event('lspAgent.model.id')));
+    assert.ok(affectsServerSettings(event('lspAgent')));
+    assert.ok(!affectsServerSettings(event('lspAgent.server.command')));
+    assert.ok(!affectsServerSettings(event('editor.fontSize')));
+    assert.ok(affectsServerLaunch(event('lspAgent.server.pythonPath')));
+    assert.ok(affectsServerLaunch(event('lspAgent.server.command')));
+    assert.ok(!affectsServerLaunch(event('lspAgent.model.id')));
+  });
+});

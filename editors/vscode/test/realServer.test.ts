@@ -1,0 +1,164 @@
+/**
+ * The extension against the real `lsp-agent serve` of this repository (skipped when the
+ * repository's `.venv` is not set up):
+ *  1. found the way users' workspaces are searched (the folder's `.venv/bin/lsp-agent`), it takes
+ *     the settings the extension sends: a bad value comes back as a warning naming the key;
+ *  2. a whole job with a scripted model (`lspAgent.model.id = scripted:PATH`): Run task -> progress
+ *     in the status bar -> the patch reaches `vscode.workspace.applyEdit` with one annotation per
+ *     hunk, `needsConfirmation: true` (VS Code's refactor preview) -> "waiting for approval" while
+ *     the preview is open -> approved: the job ends with its answer; rejected: the agent is told.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { sharedFakeVscode, type WorkspaceEdit } from './helpers/fakeVscode';
+
+const fake = sharedFakeVscode();
+const REPO = resolve(__dirname, '..', '..', '..', '..');
+const SERVER = join(REPO, '.venv', process.platform === 'win32' ? 'Scripts' : 'bin', 'lsp-agent');
+
+async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() - start > timeoutMs) {
+      const log = fake.logLines.slice(-30).join('\n');
+      const messages = fake.messages.map((m) => `${m.kind}: ${m.text}`).join('\n');
+      throw new Error(`timed out waiting for ${what}\n-- messages:\n${messages}\n-- log:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('the extension against the real lsp-agent server', function () {
+  this.timeout(60000);
+  let ext: typeof import('../src/extension');
+  const context = { subscriptions: [] as { dispose(): unknown }[], extension: { id: 'lsp-agent.lsp-agent' } };
+  const status = (): string => fake.statusItems.at(-1)?.text ?? '';
+
+  before(async function () {
+    if (!existsSync(SERVER)) this.skip();
+    fake.workspaceFolders = [REPO];
+    fake.messages.length = 0;
+    fake.logLines.length = 0;
+    // Nothing about how to start it: found in the workspace's .venv. One bad value to bounce.
+    fake.config = { 'model.temperature': 5, 'phoenix.enabled': false, 'sandbox.backend': 'none' };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    ext = require('../src/extension') as typeof import('../src/extension');
+    await ext.activate(context as never);
+  });
+
+  after(async () => {
+    if (!ext) return;
+    await ext.deactivate();
+    for (const d of context.subscriptions.splice(0)) d.dispose();
+  });
+
+  it('finds the server in the workspace .venv and starts it', async () => {
+    await waitFor('the server to be up', () => status() === '$(hubot) Agent');
+    assert.ok(
+      fake.logLines.some((l) => l.includes(`Starting the server: ${SERVER} serve (found in workspace .venv)`)),
+      fake.logLines.join('\n'),
+    );
+  });
+
+  it('hands the settings to the server by their env-style keys', async () => {
+    const warning = await waitFor('the server to reject MODEL_TEMPERATURE=5', () =>
+      fake.messages.find((m) => /MODEL_TEMPERATURE/.test(m.text)),
+    );
+    assert.match(warning.text, /MODEL_TEMPERATURE='?5'?/);
+  });
+
+  describe('a job with a scripted model', () => {
+    let dir: string;
+    let script: string;
+    let seen: string[];
+    let sampler: NodeJS.Timeout;
+    const original = (fake.module.workspace as { applyEdit: unknown }).applyEdit;
+
+    before(async function () {
+      if (!ext) this.skip();
+      await ext.deactivate();
+      for (const d of context.subscriptions.splice(0)) d.dispose();
+      dir = mkdtempSync(join(tmpdir(), 'lsp-agent-e2e-'));
+      const ws = join(dir, 'ws');
+      mkdirSync(ws);
+      writeFileSync(join(ws, 'app.py'), 'def add(a, b):\n    return a - b\n');
+      script = join(dir, 'script.json');
+      fake.workspaceFolders = [ws];
+      fake.config = {
+        'server.command': [SERVER, 'serve'],
+        'model.id': `scripted:${script}`,
+        'phoenix.enabled': false,
+        'sandbox.backend': 'none',
+      };
+      seen = [];
+      sampler = setInterval(() => {
+        if (seen.at(-1) !== status()) seen.push(status());
+      }, 2);
+    });
+
+    after(() => {
+      clearInterval(sampler);
+      (fake.module.workspace as { applyEdit: unknown }).applyEdit = original;
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Run one scripted job; `decide` answers the refactor preview. */
+    async function job(decide: boolean): Promise<{ edit: WorkspaceEdit; end: string }> {
+      fake.logLines.length = 0;
+      writeFileSync(
+        script,
+        JSON.stringify([
+          { tool: 'propose_patch', arguments: { path: 'app.py', old: 'return a - b', new: 'return a + b' } },
+          { tool: 'apply_patch', arguments: { patch_id: 'p1' } },
+          { final_answer: decide ? 'fixed add' : 'left add alone' },
+        ]),
+      );
+      let preview: WorkspaceEdit | undefined;
+      let answer: (ok: boolean) => void = () => undefined;
+      (fake.module.workspace as { applyEdit: unknown }).applyEdit = (edit: WorkspaceEdit) => {
+        preview = edit;
+        return new Promise<boolean>((r) => {
+          answer = r;
+        });
+      };
+      fake.messages.length = 0;
+      await ext.activate(context as never);
+      await waitFor('the server to be up', () => status() === '$(hubot) Agent');
+      fake.inputAnswers.push('fix add');
+      await fake.commands.get('lspAgent.runTask')?.();
+      await waitFor('the refactor preview', () => preview);
+      assert.equal(status(), '$(bell) Agent: waiting for approval');
+      answer(decide);
+      const end = await waitFor('the job to end', () => fake.messages.find((m) => /\(job \d+\)/.test(m.text)));
+      await waitFor('idle', () => status() === '$(hubot) Agent');
+      await ext.deactivate();
+      for (const d of context.subscriptions.splice(0)) d.dispose();
+      return { edit: preview as WorkspaceEdit, end: end.text };
+    }
+
+    it('shows progress, then the refactor preview with every hunk to confirm; approved', async () => {
+      const { edit, end } = await job(true);
+      assert.ok(seen.some((t) => /^\$\(sync~spin\) Agent: step \d+\/\d+/.test(t)), seen.join(' | '));
+      assert.equal(edit.entries.length, 1);
+      assert.match(edit.entries[0].uri, /\/ws\/app\.py$/);
+      const hunks = edit.entries[0].edits;
+      assert.ok(hunks.length >= 1);
+      for (const [text, metadata] of hunks) {
+        assert.equal(metadata?.needsConfirmation, true, `hunk without confirmation: ${JSON.stringify(text)}`);
+        assert.match(metadata?.label ?? '', /app\.py/);
+      }
+      assert.match(end, /fixed add/);
+      assert.ok(fake.logLines.some((l) => /p1.*\[applied\]/.test(l)), fake.logLines.slice(-12).join('\n'));
+    });
+
+    it('tells the agent when the preview is discarded', async () => {
+      const { end } = await job(false);
+      assert.match(end, /left add alone/);
+      assert.ok(fake.logLines.some((l) => /p1.*\[rejected\]/.test(l)), fake.logLines.slice(-12).join('\n'));
+    });
+  });
+});

@@ -2,7 +2,8 @@
 
 `MODEL_ID` forms:
 - `scripted:PATH` -> `ScriptedModel.from_json(PATH)` (no network);
-- `embedded` -> `lsp_agent.embedded_model.build_embedded_model(settings)` (imported lazily);
+- `embedded`, `embedded:NAME|PATH` -> `lsp_agent.embedded_model.build_embedded_model(settings)`
+  (imported lazily; llama.cpp in-process with grammar-constrained tool calls);
 - anything else -> a LiteLLM model id (`ollama_chat/…`, `openai/…`, `anthropic/…`).
 
 LiteLLM calls get temperature, max tokens, `max_retries=0` (failures become observations at
@@ -17,6 +18,10 @@ deployment, each fallback its own group, tried in order when the main one fails 
 unreachable, timeout). A fallback may name its server as `ID@http://host:port[/v1]`; without
 one it uses `MODEL_API_BASE` when it has the same provider prefix as `MODEL_ID`, else the
 provider's default.
+
+`constrained_calls=True` (Ollama ids only) wraps the model in `ToolCallFormat`: Ollama's
+`format` JSON schema admits exactly one call of an offered tool (see `lsp_agent.ollama_format`
+for why it is opt-in).
 """
 
 from __future__ import annotations
@@ -110,13 +115,28 @@ def litellm_params(
     return params
 
 
-def build_model(settings: Settings, *, timeout_s: float | None = None) -> Any:
+def is_embedded(model_id: str) -> bool:
+    return model_id == "embedded" or model_id.startswith("embedded:")
+
+
+def build_model(
+    settings: Settings, *, timeout_s: float | None = None, constrained_calls: bool = False
+) -> Any:
     """The smolagents `Model` for `settings.model_id` (wrap it in `RobustModel` for the agent)."""
     model_id = settings.model_id
     if model_id.startswith("scripted:"):
         return _scripted_model(Path(model_id.removeprefix("scripted:")))
-    if model_id == "embedded":
+    if is_embedded(model_id):
         return _embedded_model(settings)
+    model = _litellm_model(settings, timeout_s)
+    if constrained_calls and main_endpoint(settings).is_ollama:
+        from lsp_agent.ollama_format import ToolCallFormat
+
+        return ToolCallFormat(model)
+    return model
+
+
+def _litellm_model(settings: Settings, timeout_s: float | None) -> Any:
     _quiet_litellm()
     from smolagents.models import REMOVE_PARAMETER
 
@@ -197,7 +217,7 @@ def check_model_reachable(
     settings: Settings, *, timeout_s: float = REACHABILITY_TIMEOUT_S
 ) -> str | None:
     """One clear message when no configured endpoint answers; None when fine or not checkable."""
-    if settings.model_id.startswith("scripted:") or settings.model_id == "embedded":
+    if settings.model_id.startswith("scripted:") or is_embedded(settings.model_id):
         return None
     problems = []
     for endpoint in [main_endpoint(settings), *fallback_endpoints(settings)]:

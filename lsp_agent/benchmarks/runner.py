@@ -23,6 +23,7 @@ BENCHMARKS: dict[str, tuple[str, str, int]] = {
     "sandbox": ("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
     "policy": ("safety.policy", "benchmark", 2000),
     "lsp": ("lsp_agent.benchmarks.lsp_bench", "measure", 200),
+    "embedded": ("lsp_agent.benchmarks.embedded_bench", "measure", 3),
 }
 
 

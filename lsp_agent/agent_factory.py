@@ -21,7 +21,7 @@ from smolagents.monitoring import LogLevel
 from lsp_agent.agent_messages import action_messages, memory_messages
 from lsp_agent.context_budget import CHARS_PER_TOKEN, ContextBudget
 from lsp_agent.job_types import ProgressEvent
-from lsp_agent.prompts import small_model_templates, step_notes
+from lsp_agent.prompts import next_hint, small_model_templates, step_notes
 from tools.base import ToolContext
 from tools.registry import build_tools
 
@@ -48,7 +48,10 @@ class LspAgent(ToolCallingAgent):  # type: ignore[misc]
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages = memory_messages(self.memory)
-        notes = step_notes(self.step_number, self.max_steps, self.tool_context.patches.summary())
+        patches = self.tool_context.patches
+        latest = patches.latest()
+        hint = next_hint(latest.id, latest.status) if latest else ""
+        notes = step_notes(self.step_number, self.max_steps, patches.summary(), hint)
         if notes and not summary_mode:
             messages.append(
                 ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": notes}])

@@ -13,7 +13,7 @@ import shlex
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsp_agent.job_types import JobResult, JobStatus, ProgressEvent
 from lsp_agent.logging_setup import quiet_third_party_imports
@@ -21,6 +21,9 @@ from lsp_agent.settings import Settings
 from tools.approval_gate import ApprovalGate
 from tools.patch_writer import PatchWriter
 from tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tools.base import ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +60,24 @@ def _tool_context(
         check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
     )
+
+
+def offer_argument_choices(model: Any, context: ToolContext) -> None:
+    """Models that constrain arguments (the embedded one) get the repository's paths and
+    the run's patch ids, asked afresh for every reply."""
+    if not hasattr(model, "argument_choices"):
+        return
+    from lsp_agent.embedded_model import repository_paths
+
+    root = context.workspace.root
+
+    def choices() -> dict[str, list[str]]:
+        return {
+            "path": repository_paths(root),
+            "patch_id": [patch.id for patch in context.patches.all()],
+        }
+
+    model.argument_choices = choices
 
 
 def _status(
@@ -97,16 +118,21 @@ def run_agent_job(
     except Exception:  # tracing must never stop a job
         log.exception("telemetry set-up failed; continuing without traces")
     try:
-        inner = model if model is not None else build_model(settings)
+        inner = (
+            model
+            if model is not None
+            else build_model(settings, constrained_calls=settings.model_constrained_calls)
+        )
     except ModelConfigError as exc:
         return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)
     robust = RobustModel(inner)
     context = _tool_context(settings, workspace, approvals, writer, on_progress)
+    offer_argument_choices(inner, context)
     agent, monitor = build_agent(
         robust,
         context,
         max_steps=settings.agent_max_steps,
-        num_ctx=settings.model_num_ctx,
+        num_ctx=min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30),
         on_progress=on_progress,
         cancel=cancel,
     )

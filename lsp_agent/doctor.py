@@ -92,6 +92,8 @@ def _get(url: str) -> httpx.Response | str:
 
 
 def check_model(settings: Settings) -> Check:
+    from lsp_agent.model_factory import ModelConfigError, check_model_reachable, is_embedded
+
     model_id = settings.model_id
     if model_id.startswith("scripted:"):
         path = Path(model_id.removeprefix("scripted:"))
@@ -102,43 +104,22 @@ def check_model(settings: Settings) -> Check:
             f"scripted model from {path}" + ("" if ok else " (file not found)"),
             True,
         )
-    if model_id == "embedded":
-        return Check("model", Status.OK, "embedded model runs in-process (no endpoint)", True)
+    if is_embedded(model_id):
+        from lsp_agent.embedded_loader import embedded_gguf
+
+        try:
+            gguf = embedded_gguf(model_id)
+        except ModelConfigError as exc:
+            return Check("model", Status.FAIL, str(exc), True)
+        return Check("model", Status.OK, f"{model_id}: {gguf.name}, in-process (no endpoint)", True)
+    problem = check_model_reachable(settings)
+    if problem is not None:
+        return Check("model", Status.FAIL, f"{model_id}: {problem}", True)
     base = settings.effective_api_base()
     if not base:
-        return Check(
-            "model",
-            Status.WARN,
-            f"{model_id}: provider default endpoint, not checked",
-            required=False,
-        )
-    is_ollama = model_id.startswith(("ollama/", "ollama_chat/"))
-    url = f"{base}/api/tags" if is_ollama else f"{base}/models"
-    reply = _get(url)
-    if isinstance(reply, str) or reply.status_code >= 500:
-        reason = reply if isinstance(reply, str) else f"HTTP {reply.status_code}"
-        hint = (
-            "start it with `ollama serve` and `ollama pull " + model_id.split("/", 1)[1] + "`"
-            if is_ollama
-            else "start the server or set MODEL_API_BASE"
-        )
-        return Check(
-            "model",
-            Status.FAIL,
-            f"{model_id}: {base} is not reachable ({reason}); {hint}",
-            required=True,
-        )
-    if is_ollama and reply.status_code == 200:
-        wanted = model_id.split("/", 1)[1]
-        names = {m.get("name", "") for m in reply.json().get("models", [])}
-        if wanted not in names and f"{wanted}:latest" not in names:
-            return Check(
-                "model",
-                Status.FAIL,
-                f"{base} is up but `{wanted}` is not pulled: `ollama pull {wanted}`",
-                True,
-            )
-    return Check("model", Status.OK, f"{model_id} at {base} (HTTP {reply.status_code})", True)
+        detail = f"{model_id}: provider default endpoint, not checked"
+        return Check("model", Status.WARN, detail, required=False)
+    return Check("model", Status.OK, f"{model_id} at {base} answers", True)
 
 
 def check_docker(settings: Settings) -> Check:

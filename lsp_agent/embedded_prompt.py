@@ -39,7 +39,10 @@ EXAMPLE_PROPOSED = {
     "patch_id": "p1",
     "files": ["hello.py"],
     "check": "applies: yes; check: passed",
-    "next": 'Review with show_patch(patch_id="p1"); apply with apply_patch(patch_id="p1").',
+    "next": (
+        'Apply with apply_patch(patch_id="p1") '
+        '(review first with show_patch(patch_id="p1") if needed).'
+    ),
 }
 EXAMPLE_TURNS: tuple[tuple[str, str], ...] = (
     ("user", EXAMPLE_TASK),

@@ -9,10 +9,11 @@ import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+from pygls.protocol import default_converter
 
 from lsp_agent import __version__
 
@@ -22,20 +23,38 @@ def server_command() -> list[str]:
     return [sys.executable, "-m", "lsp_agent", "serve"]
 
 
+def converter_factory() -> Any:
+    """pygls's converter, plus a fix: lsprotocol 2025.0.0 decodes any code action with a
+    `command` as a plain `Command` (whose `command` is then the stringified object)."""
+    converter = default_converter()
+
+    def command_or_action(obj: Any, _: type) -> Any:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)
+        return converter.structure(obj, types.CodeAction)
+
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], command_or_action)  # noqa: UP007
+    return converter
+
+
 class HeadlessClient(LanguageClient):
     """A language client that records what the server tells the user."""
 
     def __init__(self) -> None:
-        super().__init__("lsp-agent-headless", __version__)
+        super().__init__("lsp-agent-headless", __version__, converter_factory=converter_factory)
         self.messages: list[types.ShowMessageParams] = []
 
         @self.feature(types.WINDOW_SHOW_MESSAGE)
         def on_show_message(params: types.ShowMessageParams) -> None:
             self.messages.append(params)
+            self.on_message(params)
 
         @self.feature(types.WINDOW_LOG_MESSAGE)
         def on_log_message(params: types.LogMessageParams) -> None:
             return None
+
+    def on_message(self, params: types.ShowMessageParams) -> None:
+        """Called for every `window/showMessage` (subclasses react to it)."""
 
 
 @asynccontextmanager
@@ -43,9 +62,12 @@ async def running_server(
     root: Path,
     initialization_options: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    *,
+    client: HeadlessClient | None = None,
+    capabilities: types.ClientCapabilities | None = None,
 ) -> AsyncIterator[tuple[HeadlessClient, types.InitializeResult]]:
     """Start the server on `root`, initialize it, yield the client, shut it down cleanly."""
-    client = HeadlessClient()
+    client = client if client is not None else HeadlessClient()
     command = server_command()
     await client.start_io(command[0], *command[1:], env=dict(env) if env else None)
     try:
@@ -56,7 +78,7 @@ async def running_server(
                 workspace_folders=[
                     types.WorkspaceFolder(uri=root.resolve().as_uri(), name=root.name)
                 ],
-                capabilities=types.ClientCapabilities(),
+                capabilities=capabilities or types.ClientCapabilities(),
                 initialization_options=dict(initialization_options or {}),
             )
         )

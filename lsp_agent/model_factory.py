@@ -19,9 +19,10 @@ unreachable, timeout). A fallback may name its server as `ID@http://host:port[/v
 one it uses `MODEL_API_BASE` when it has the same provider prefix as `MODEL_ID`, else the
 provider's default.
 
-`constrained_calls=True` (Ollama ids only) wraps the model in `ToolCallFormat`: Ollama's
-`format` JSON schema admits exactly one call of an offered tool (see `lsp_agent.ollama_format`
-for why it is opt-in).
+`constrained_calls=True` (`MODEL_CONSTRAINED_CALLS`; Ollama and OpenAI-compatible ids) wraps
+the model in `ToolCallFormat`: a JSON schema (Ollama's `format`, else `response_format`)
+admits exactly one call of an offered tool (see `lsp_agent.tool_call_format` for why it is
+opt-in).
 """
 
 from __future__ import annotations
@@ -115,6 +116,12 @@ def litellm_params(
     return params
 
 
+def supports_response_format(model_id: str) -> bool:
+    """Providers that take a tool-call JSON schema: Ollama (as `format`) and OpenAI-compatible
+    servers (`response_format`: llama.cpp's server turns it into a grammar, vLLM too)."""
+    return model_id.startswith(("ollama/", "ollama_chat/", "openai/", "hosted_vllm/"))
+
+
 def is_embedded(model_id: str) -> bool:
     return model_id == "embedded" or model_id.startswith("embedded:")
 
@@ -129,8 +136,8 @@ def build_model(
     if is_embedded(model_id):
         return _embedded_model(settings)
     model = _litellm_model(settings, timeout_s)
-    if constrained_calls and main_endpoint(settings).is_ollama:
-        from lsp_agent.ollama_format import ToolCallFormat
+    if constrained_calls and supports_response_format(model_id):
+        from lsp_agent.tool_call_format import ToolCallFormat
 
         return ToolCallFormat(model)
     return model

@@ -154,6 +154,13 @@ class Settings:
         "Comma-separated model ids tried in order when the main model fails; "
         "`ID@http://host:port/v1` names another server.",
     )
+    model_constrained_calls: bool = _field(
+        False,
+        _boolean,
+        "Constrain each reply to one valid tool call with a JSON schema (Ollama `format`, "
+        "`response_format` for OpenAI-compatible servers such as llama.cpp or vLLM). "
+        "The embedded model always uses its grammar.",
+    )
     agent_max_steps: int = _field(25, _int_in(1, 500), "Most agent steps in one job.")
     phoenix_enabled: bool = _field(True, _boolean, "Export traces to Arize Phoenix.")
     phoenix_endpoint: str = _field(

@@ -44,6 +44,9 @@ __all__ = [
 SCALAR_TYPES = ("string", "integer", "number", "boolean")
 DEFAULT_MAX_STRING_CHARS = 1500
 DEFAULT_MAX_PATH_CHARS = 160
+# A final answer is a short summary; tiny models otherwise fill the whole string budget
+# with a repeated phrase (SmolLM2-135M: 1,486 characters of "applied to p1 (calc.py)").
+MAX_ANSWER_CHARS = 300
 MAX_CHOICES = 300
 PATH_KEY = "path"
 
@@ -99,6 +102,7 @@ def tool_specs(
         arguments = []
         for name, schema in dict(tool.inputs).items():
             is_path = name in paths
+            is_answer = tool.name == "final_answer"
             kind = _argument_type(schema)
             enum = enums.get(PATH_KEY if is_path else name, ()) if kind == "string" else ()
             arguments.append(
@@ -107,7 +111,11 @@ def tool_specs(
                     type=kind,
                     required=not schema.get("nullable", False),
                     choices=enum or tuple(str(v) for v in schema.get("enum", ()) or ()),
-                    max_chars=max_path_chars if is_path else max_string_chars,
+                    max_chars=max_path_chars
+                    if is_path
+                    else min(max_string_chars, MAX_ANSWER_CHARS)
+                    if is_answer
+                    else max_string_chars,
                 )
             )
         specs.append(ToolSpec(str(tool.name), tuple(arguments)))

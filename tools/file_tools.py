@@ -243,6 +243,26 @@ def check_int(name: str, value: object, hint: str) -> int | None:
     )
 
 
+def bounded_int(
+    name: str, value: object, *, default: int, minimum: int, maximum: int, hint: str
+) -> tuple[int, str]:
+    """(number, note) for an optional int argument: `default` when None; a ToolFailure when
+    it is not an int or below `minimum`; above `maximum` it is clamped and the note says so."""
+    number = check_int(name, value, hint)
+    if number is None:
+        return default, ""
+    if number < minimum:
+        raise ToolFailure(
+            ErrorType.INVALID_ARGUMENT,
+            f"{name} must be {minimum} or more, got {number}.",
+            hint,
+            argument=name,
+        )
+    if number > maximum:
+        return maximum, f"({name}={number} is above the maximum {maximum}; using {maximum}.)"
+    return number, ""
+
+
 def check_pattern(value: object, limits: ToolLimits, hint: str) -> str:
     """A non-empty search pattern within the input limits."""
     if not isinstance(value, str) or not value:
@@ -441,24 +461,18 @@ class ReadFileSnippet(AgentTool):
         canon = canonical_path(self.context.workspace, path)
         hint = f'Pass the text to find: read_file_snippet(path="{canon}", pattern="<text>").'
         pattern = check_pattern(pattern, limits, hint)
-        context = check_int(
+        context, note = bounded_int(
             "context_lines",
             context_lines,
-            f'Use a number: read_file_snippet(path="{canon}", pattern=..., context_lines=3).',
+            default=DEFAULT_CONTEXT_LINES,
+            minimum=0,
+            maximum=MAX_CONTEXT_LINES,
+            hint=(
+                f"Use a number from 0 to {MAX_CONTEXT_LINES}: "
+                f'read_file_snippet(path="{canon}", pattern=..., context_lines=3).'
+            ),
         )
-        notes: list[str] = []
-        if context is None:
-            context = DEFAULT_CONTEXT_LINES
-        if context < 0:
-            raise ToolFailure(
-                ErrorType.INVALID_ARGUMENT,
-                f"context_lines must be 0 or more, got {context}.",
-                f"Use context_lines between 0 and {MAX_CONTEXT_LINES} (default 3).",
-                argument="context_lines",
-            )
-        if context > MAX_CONTEXT_LINES:
-            notes.append(f"(context_lines={context} is above {MAX_CONTEXT_LINES}; using 20.)")
-            context = MAX_CONTEXT_LINES
+        notes = [note] if note else []
         regex, regex_note = compile_or_literal(pattern)
         if regex_note:
             notes.append(regex_note)

@@ -22,8 +22,8 @@ from safety.errors import ErrorType, hint_file_not_found, read_file_call
 from tools.base import AgentTool, ToolFailure
 from tools.file_tools import (
     body_budget,
+    bounded_int,
     canonical_path,
-    check_int,
     clip_line,
     fit_lines,
     format_list,
@@ -351,20 +351,15 @@ class GitLog(AgentTool):
     }
 
     def forward(self, n: int | None = None) -> str:
-        count = check_int("n", n, f"Use a number: git_log(n={DEFAULT_LOG_COUNT}).")
-        notes: list[str] = []
-        if count is None:
-            count = DEFAULT_LOG_COUNT
-        if count < 1:
-            raise ToolFailure(
-                ErrorType.INVALID_ARGUMENT,
-                f"n must be 1 or more, got {count}.",
-                f"Use git_log(n={DEFAULT_LOG_COUNT}).",
-                argument="n",
-            )
-        if count > MAX_LOG_COUNT:
-            notes.append(f"(n={count} is above the maximum {MAX_LOG_COUNT}; showing at most 50.)")
-            count = MAX_LOG_COUNT
+        count, clamped = bounded_int(
+            "n",
+            n,
+            default=DEFAULT_LOG_COUNT,
+            minimum=1,
+            maximum=MAX_LOG_COUNT,
+            hint=f"Use a number from 1 to {MAX_LOG_COUNT}: git_log(n={DEFAULT_LOG_COUNT}).",
+        )
+        notes = [clamped] if clamped else []
         repo = open_repo(self.context.workspace.root, _timeout(self))
         if not repo.has_head():
             return "No commits yet."

@@ -70,8 +70,8 @@ class PatchToolBase(AgentTool):
         if result.adjustments:
             reply["adjustments"] = list(result.adjustments)
         reply["next"] = (
-            f"Review with {_call('show_patch', patch.id)}; "
-            f"apply with {_call('apply_patch', patch.id)}."
+            f"Apply with {_call('apply_patch', patch.id)} "
+            f"(review first with {_call('show_patch', patch.id)} if needed)."
         )
         return reply
 

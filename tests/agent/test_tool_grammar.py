@@ -16,11 +16,12 @@ from smolagents.models import ChatMessage, MessageRole
 from lsp_agent.embedded_model import embedded_gguf
 from lsp_agent.grammar_sampler import ConstrainedLlama, GrammarError, grammar_accepts, quiet_llama
 from lsp_agent.model_factory import build_model
-from lsp_agent.ollama_format import ToolCallFormat
 from lsp_agent.robust_model import RobustModel
 from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedOpenAIServer, SpyTool
+from lsp_agent.tool_call_format import ToolCallFormat
 from lsp_agent.tool_grammar import (
+    MAX_ANSWER_CHARS,
     arguments_grammar,
     call_head,
     call_text,
@@ -164,6 +165,15 @@ def test_strings_are_bounded(vocab: ConstrainedLlama) -> None:
     assert "longer than 5" in str(check_call(call("say", text="123456"), specs))
 
 
+def test_a_final_answer_is_a_short_summary(vocab: ConstrainedLlama) -> None:
+    specs = tool_specs([FinalAnswerTool(), SpyTool("say", {"text": "string"})])
+    grammar = tool_call_grammar(specs)
+    longest = "x" * MAX_ANSWER_CHARS
+    assert grammar_accepts(vocab, grammar, call("final_answer", answer=longest))
+    assert not grammar_accepts(vocab, grammar, call("final_answer", answer=longest + "x"))
+    assert grammar_accepts(vocab, grammar, call("say", text=longest + "x"))
+
+
 def test_number_boolean_and_json_arguments(vocab: ConstrainedLlama) -> None:
     tool = SpyTool(
         "tune",
@@ -215,8 +225,26 @@ def test_ollama_gets_the_schema_as_format_and_json_content_becomes_a_call() -> N
         "read_file",
         {"path": "a.py"},
     )
-    plain = build_model(
-        Settings(model_id="openai/x", model_api_base="http://127.0.0.1:9/v1"),
-        constrained_calls=True,
-    )
+    plain = build_model(Settings(model_id="anthropic/claude-x"), constrained_calls=True)
     assert not isinstance(plain, ToolCallFormat)
+
+
+def test_openai_compatible_servers_get_the_schema_as_response_format() -> None:
+    tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
+    with ScriptedOpenAIServer([{"text": call("read_file", path="b.py")}]) as server:
+        settings = Settings(
+            model_id="openai/qwen2.5-coder-7b",
+            model_api_base=server.openai_base,
+            model_constrained_calls=True,
+        )
+        model = build_model(settings, constrained_calls=settings.model_constrained_calls)
+        user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
+        reply = RobustModel(model).generate([user], tools_to_call_from=tools)
+        (body,) = server.chat_requests
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["schema"] == tool_call_schema(tool_specs(tools))
+    (tool_call,) = reply.tool_calls
+    assert (tool_call.function.name, tool_call.function.arguments) == (
+        "read_file",
+        {"path": "b.py"},
+    )

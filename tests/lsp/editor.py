@@ -15,13 +15,14 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
-from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
+
+from lsp_agent.headless_client import converter_factory
 
 FAKE_SERVER = [sys.executable, str(Path(__file__).with_name("fake_server.py"))]
 REAL_SERVER = [sys.executable, "-m", "lsp_agent", "serve"]
@@ -34,20 +35,6 @@ SERVER_ENV = {
     "MODEL_ID": "scripted:/nonexistent.json",
 }
 _BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def converter_factory() -> Any:
-    """pygls's converter, plus a fix: lsprotocol 2025.0.0 decodes any code action with a
-    `command` as a plain `Command` (whose `command` is then the stringified object)."""
-    converter = default_converter()
-
-    def command_or_action(obj: Any, _: type) -> Any:
-        if isinstance(obj.get("command"), str):
-            return converter.structure(obj, types.Command)
-        return converter.structure(obj, types.CodeAction)
-
-    converter.register_structure_hook(Union[types.Command, types.CodeAction], command_or_action)  # noqa: UP007
-    return converter
 
 
 class EditorClient(LanguageClient):

@@ -44,6 +44,7 @@ async def test_user_edit_elsewhere_rebases_then_applies(
     started = await editor.run(task="fix add", uri=uri)
     await paused(editor, started["progressToken"])
     editor.type_text(uri, at(0), "# the user typed this\n")
+    await editor.command("lspAgent.status")  # answered after the server took the change
     flag.touch()
     await job_end(editor, started["jobId"])
     first, second = [t["observation"] for t in trace(script) if t.get("tool") == "apply_patch"]
@@ -67,6 +68,7 @@ async def test_user_edit_on_the_same_line_refuses_with_a_hint(
     await paused(editor, started["progressToken"])
     line = APP.splitlines().index("    return a - b")
     editor.type_text(uri, types.Range(types.Position(line, 13), types.Position(line, 14)), "*")
+    await editor.command("lspAgent.status")  # answered after the server took the change
     flag.touch()
     await job_end(editor, started["jobId"])
     refused = observation(script, "apply_patch")

@@ -98,3 +98,14 @@ def test_bad_setting_makes_doctor_fail(monkeypatch: pytest.MonkeyPatch, tmp_path
     checks = {c.name: c for c in collect(tmp_path)}
     assert checks["settings"].status is Status.FAIL
     assert "AGENT_MAX_STEPS='abc'" in checks["settings"].detail
+
+
+def test_embedded_model_is_found_without_loading_it() -> None:
+    check = check_model(Settings(model_id="embedded"))
+    assert check.status is Status.OK and ".gguf" in check.detail
+
+
+def test_a_missing_embedded_model_file_fails_and_names_it() -> None:
+    check = check_model(Settings(model_id="embedded:/nonexistent/model.gguf"))
+    assert check.status is Status.FAIL and check.required
+    assert "/nonexistent/model.gguf" in check.detail

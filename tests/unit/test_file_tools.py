@@ -435,7 +435,7 @@ def test_snippet_context_zero_and_clamp(tmp_repo: Path) -> None:
     out = make(ReadFileSnippet, tmp_repo).forward("big.txt", "line 50$", context_lines=0)
     assert out.splitlines()[1:] == ["-- lines 50-50 --", "line 50"]
     out = make(ReadFileSnippet, tmp_repo).forward("big.txt", "line 50$", context_lines=99)
-    assert "context_lines=99 is above 20" in out
+    assert "context_lines=99 is above the maximum 20; using 20" in out
     assert "-- lines 30-70 --" in out
 
 

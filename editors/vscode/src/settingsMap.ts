@@ -105,6 +105,14 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
       'Model ids tried in order when the main model fails; `ID@http://host:port/v1` names another server.',
   },
   {
+    key: 'model.constrainedCalls',
+    serverKey: 'MODEL_CONSTRAINED_CALLS',
+    type: 'boolean',
+    default: false,
+    markdownDescription:
+      'Constrain each model reply to one valid tool call with a JSON schema (Ollama `format`, `response_format` for OpenAI-compatible servers such as llama.cpp or vLLM). The embedded model always uses its grammar.',
+  },
+  {
     key: 'agent.maxSteps',
     serverKey: 'AGENT_MAX_STEPS',
     type: 'integer',

@@ -1,15 +1,16 @@
-"""Constrained tool calls for Ollama: its `format` JSON schema (structured outputs).
+"""Constrained tool calls through a JSON schema (`MODEL_CONSTRAINED_CALLS=true`).
 
 `ToolCallFormat` wraps a LiteLLM model: when tools are offered, it adds
 `response_format={"type": "json_schema", …}` with `tool_call.tool_call_schema` of the
-offered tools; LiteLLM sends that to Ollama as `"format": <schema>` beside `"tools"`.
-Ollama then constrains the reply to exactly one call of an offered tool with valid
-arguments. The catch (Ollama issues #8095, #11037): with `format` set the model cannot
-write its native tool-call markup, so Ollama returns the call as JSON *content* and no
-`tool_calls`; `RobustModel` parses that content as the call. The tools still reach the
-model's prompt through its template. Opt-in (`build_model(..., constrained_calls=True)`):
-plain native tool calling stays the default, as it keeps the model on the format it was
-trained on and lets it write prose.
+offered tools. LiteLLM sends that to Ollama as `"format": <schema>` beside `"tools"`, and
+to OpenAI-compatible servers as `response_format` (llama.cpp's server compiles it to a
+grammar; vLLM uses guided decoding). The server then constrains the reply to exactly one
+call of an offered tool with valid arguments. The catch (Ollama issues #8095, #11037):
+with a schema set the model cannot write its native tool-call markup, so the call comes
+back as JSON *content* and no `tool_calls`; `RobustModel` parses that content as the call.
+The tools still reach the model's prompt through its template. Opt-in: plain native tool
+calling stays the default, as it keeps the model on the format it was trained on and lets
+it write prose.
 """
 
 from __future__ import annotations

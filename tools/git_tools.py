@@ -1,13 +1,13 @@
 """Read-only git tools: git_status, git_diff, git_log.
 
-Git runs through ``tools.workspace.git_command`` / ``git_env`` (no pager, no system
-config, ``core.fsmonitor=false``). On top of that every call here disables what a
-repository's own config could make git execute: hooks (``core.hooksPath``), clean/smudge
-filter drivers (each configured ``filter.<driver>`` is blanked through
-``GIT_CONFIG_COUNT``, which, unlike ``-c``, takes any driver name), external diff and
-textconv (``--no-ext-diff --no-textconv``), signature checks (``--no-show-signature``) and
-submodule recursion (``--ignore-submodules=dirty``). Git sees the disk, not the editor's
-unsaved buffers; outputs say so when open documents differ from the disk.
+Git runs through ``tools.workspace.git_command`` / ``git_env(root)`` (no pager, no system
+config, ``core.fsmonitor=false``, no hooks, every configured clean/smudge filter driver
+blanked through ``GIT_CONFIG_COUNT``, which, unlike ``-c``, takes any driver name). On top
+of that every call here disables what else a repository's config could make git execute:
+external diff and textconv (``--no-ext-diff --no-textconv``), signature checks
+(``--no-show-signature``) and submodule recursion (``--ignore-submodules=dirty``). Git sees
+the disk, not the editor's unsaved buffers; outputs say so when open documents differ
+from the disk.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ MAX_LOG_COUNT = 50
 MAX_DIFF_FILES = 200
 FILES_NAMED_IN_HEADER = 20
 STDERR_SHOWN = 300
-_FILTER_KEYS = ("clean", "smudge", "process")
 _NO_HELPERS = ("--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=dirty")
 
 
@@ -101,28 +100,6 @@ def git_failed(proc: subprocess.CompletedProcess[bytes], what: str) -> ToolFailu
     )
 
 
-def hardened_env(root: Path, timeout_s: float) -> dict[str, str]:
-    """``git_env()`` plus config that blanks hooks and every configured filter driver."""
-    env = git_env()
-    proc = run_git(
-        root, ("config", "-z", "--name-only", "--get-regexp", r"^filter\."), env, timeout_s
-    )
-    drivers: set[str] = set()
-    for raw in proc.stdout.split(b"\0"):
-        name = raw.decode("utf-8", errors="surrogateescape")
-        if name.startswith("filter.") and name.count(".") >= 2:
-            drivers.add(name[len("filter.") : name.rfind(".")])
-    settings = [("core.hooksPath", "/dev/null")]
-    for driver in sorted(drivers):
-        settings += [(f"filter.{driver}.{key}", "") for key in _FILTER_KEYS]
-        settings.append((f"filter.{driver}.required", "false"))
-    env["GIT_CONFIG_COUNT"] = str(len(settings))
-    for index, (key, value) in enumerate(settings):
-        env[f"GIT_CONFIG_KEY_{index}"] = key
-        env[f"GIT_CONFIG_VALUE_{index}"] = value
-    return env
-
-
 def open_repo(root: Path, timeout_s: float = GIT_TIMEOUT_S) -> GitRepo:
     """The git repository at ``root``, or a ToolFailure saying it is not one."""
     env = git_env()
@@ -139,7 +116,15 @@ def open_repo(root: Path, timeout_s: float = GIT_TIMEOUT_S) -> GitRepo:
             )
         raise git_failed(proc, "rev-parse")
     prefix = out[1] if len(out) > 1 else ""
-    return GitRepo(root, prefix, hardened_env(root, timeout_s), timeout_s)
+    try:
+        env = git_env(root, timeout_s)
+    except (OSError, subprocess.TimeoutExpired):
+        raise ToolFailure(
+            ErrorType.TIMEOUT,
+            "git config could not be read in time.",
+            "Continue without git: use list_files, read_file and rg_search.",
+        ) from None
+    return GitRepo(root, prefix, env, timeout_s)
 
 
 def repo_head_summary(root: Path, timeout_s: float = GIT_TIMEOUT_S) -> str:

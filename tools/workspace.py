@@ -22,6 +22,7 @@ from typing import Protocol, runtime_checkable
 from safety.validation import ValidationError, validate_path
 
 SKIPPED_DIRS: frozenset[str] = frozenset({".git", "node_modules", ".venv", "__pycache__"})
+_FILTER_KEYS = ("clean", "smudge", "process")
 GIT_TIMEOUT_S = 20.0
 
 DocumentMap = Mapping[str, tuple[str, int]]
@@ -182,8 +183,12 @@ def git_command(root: Path, *args: str) -> list[str]:
     ]
 
 
-def git_env() -> dict[str, str]:
-    """The environment for git: no system config, no prompts, no redirected repository."""
+def git_env(root: Path | None = None, timeout_s: float = GIT_TIMEOUT_S) -> dict[str, str]:
+    """The environment for git: no system config, no prompts, no redirected repository.
+
+    With ``root``: also no hooks and every filter driver the repository configures blanked,
+    so no git call on this host runs a program the repository names. Raises OSError or
+    subprocess.TimeoutExpired when git cannot list the drivers (fail closed)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -196,7 +201,30 @@ def git_env() -> dict[str, str]:
         PAGER="cat",
         GIT_OPTIONAL_LOCKS="0",
     )
+    if root is not None:
+        settings = [("core.hooksPath", os.devnull)]
+        for driver in sorted(_filter_drivers(root, env, timeout_s)):
+            settings += [(f"filter.{driver}.{key}", "") for key in _FILTER_KEYS]
+            settings.append((f"filter.{driver}.required", "false"))
+        env["GIT_CONFIG_COUNT"] = str(len(settings))
+        for index, (key, value) in enumerate(settings):
+            env[f"GIT_CONFIG_KEY_{index}"] = key
+            env[f"GIT_CONFIG_VALUE_{index}"] = value
     return env
+
+
+def _filter_drivers(root: Path, env: dict[str, str], timeout_s: float) -> set[str]:
+    """Names of the filter drivers configured for the repository at ``root``."""
+    argv = git_command(root, "config", "-z", "--name-only", "--get-regexp", r"^filter\.")
+    proc = subprocess.run(
+        argv, capture_output=True, env=env, timeout=timeout_s, stdin=subprocess.DEVNULL
+    )
+    drivers: set[str] = set()
+    for raw in proc.stdout.split(b"\0"):
+        name = raw.decode("utf-8", errors="surrogateescape")
+        if name.startswith("filter.") and name.count(".") >= 2:
+            drivers.add(name[len("filter.") : name.rfind(".")])
+    return drivers
 
 
 def git_listed_files(root: Path) -> list[str] | None:
@@ -206,7 +234,7 @@ def git_listed_files(root: Path) -> list[str] | None:
         proc = subprocess.run(
             argv,
             capture_output=True,
-            env=git_env(),
+            env=git_env(root),
             timeout=GIT_TIMEOUT_S,
             stdin=subprocess.DEVNULL,
         )

@@ -14,8 +14,8 @@ from safety.validation import ValidationError
 from tests.conftest import git_init
 from tools.base import AgentTool, ToolContext, ToolFailure, ToolLimits
 from tools.file_tools import RepoInfo
-from tools.git_tools import MAX_LOG_COUNT, GitDiff, GitLog, GitStatus, hardened_env
-from tools.workspace import DiskWorkspace, OverlayWorkspace
+from tools.git_tools import MAX_LOG_COUNT, GitDiff, GitLog, GitStatus
+from tools.workspace import DiskWorkspace, OverlayWorkspace, git_env, git_listed_files
 
 GIT = shutil.which("git") or "git"
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
@@ -356,9 +356,18 @@ def test_git_tools_never_run_repository_helpers(hostile_repo: tuple[Path, Path])
     assert "t: init" in outputs[3]
 
 
-def test_hardened_env_blanks_every_filter_driver(hostile_repo: tuple[Path, Path]) -> None:
+def test_listing_files_runs_no_repository_helper(hostile_repo: tuple[Path, Path]) -> None:
+    repo, markers = hostile_repo
+    (repo / "new.txt").write_text("untracked\n")
+    assert "new.txt" in (git_listed_files(repo) or [])
+    assert sorted(p.name for p in markers.iterdir()) == []
+
+
+def test_git_env_for_a_repository_blanks_every_filter_driver(
+    hostile_repo: tuple[Path, Path],
+) -> None:
     repo, _markers = hostile_repo
-    env = hardened_env(repo, 10)
+    env = git_env(repo, 10)
     pairs = {
         env[f"GIT_CONFIG_KEY_{i}"]: env[f"GIT_CONFIG_VALUE_{i}"]
         for i in range(int(env["GIT_CONFIG_COUNT"]))

@@ -57,9 +57,14 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from lsp_agent.benchmarks.runner import run_bench
+    from lsp_agent.benchmarks.runner import BenchOptions, run_bench
 
-    return run_bench(args.name, runs=args.runs, output=args.output)
+    options = BenchOptions(
+        models=tuple(args.model or ()),
+        levels=tuple(part for part in (args.levels or "").split(",") if part.strip()),
+        chart=args.chart,
+    )
+    return run_bench(args.name, runs=args.runs, output=args.output, options=options)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,6 +110,20 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("name", help="benchmark name, or `all`")
     bench.add_argument("--runs", type=int, default=None, help="repetitions (default per bench)")
     bench.add_argument("--output", type=Path, default=None, help="write results as JSON here")
+    bench.add_argument(
+        "--model",
+        action="append",
+        metavar="ID",
+        help="bench models: model to run the compliance suite on, repeatable "
+        "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
+        "bench demo: the model the demo runs (default `embedded`)",
+    )
+    bench.add_argument(
+        "--levels", metavar="L0,L3", help="bench models: only these levels (default: all)"
+    )
+    bench.add_argument(
+        "--chart", type=Path, metavar="PNG", help="bench models: draw pass rate per level here"
+    )
     bench.set_defaults(handler=_bench)
 
     phoenix = sub.add_parser("phoenix", help="start a local Arize Phoenix server for traces")

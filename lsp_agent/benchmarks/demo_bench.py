@@ -1,22 +1,24 @@
 """`lsp-agent bench demo`: how often `lsp-agent demo` fixes its defect, and how fast.
 
 Each run is the whole demo (sample repository, real server over stdio, code action,
-embedded model, sandbox check, approval, edit, tests). `DEMO_MODEL` in the environment
-picks another model (default: the embedded one). Figures: runs fixed / runs, median and
+embedded model, sandbox check, approval, edit, tests). `--model ID` picks another model
+(default: the embedded one). Figures: runs fixed / runs, median and
 slowest whole-demo seconds, median agent-job seconds and steps.
 """
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 
+from lsp_agent.benchmarks.runner import BenchError, BenchOptions
 from lsp_agent.demo import DEFAULT_MODEL, demo_once, quiet
 
 
-def measure(runs: int) -> dict[str, float | int | str]:
-    model = os.environ.get("DEMO_MODEL", DEFAULT_MODEL)
+def measure(runs: int, options: BenchOptions) -> dict[str, float | int | str]:
+    if len(options.models) > 1:
+        raise BenchError("bench demo runs one model: give --model once", exit_status=2)
+    model = options.models[0] if options.models else DEFAULT_MODEL
     outcomes = []
     for number in range(1, runs + 1):
         outcome = demo_once(model, quiet)

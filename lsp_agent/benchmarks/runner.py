@@ -1,7 +1,9 @@
 """`lsp-agent bench NAME`: run one benchmark (or `all`), print figures, optionally write JSON.
 
-Each benchmark is a function returning a flat mapping of figure name to number; they are
-registered by name here and imported only when run.
+Most benchmarks are a function `measure(runs)` returning a flat mapping of figure name to
+number, printed one per line. A benchmark registered with `options=True` (today: `models`)
+is called as `measure(runs, BenchOptions)` and printed by its module's `print_report`.
+They are registered by name here and imported only when run.
 """
 
 from __future__ import annotations
@@ -10,31 +12,67 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 Figures = dict[str, Any]
 
-# name -> (module, function, default runs)
-BENCHMARKS: dict[str, tuple[str, str, int]] = {
-    "tools": ("lsp_agent.benchmarks.tools_bench", "measure", 20000),
-    "prompt": ("lsp_agent.benchmarks.prompt_bench", "measure", 1),
-    "context": ("lsp_agent.benchmarks.context_bench", "measure", 30),
-    "sandbox": ("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
-    "policy": ("safety.policy", "benchmark", 2000),
-    "lsp": ("lsp_agent.benchmarks.lsp_bench", "measure", 200),
-    "embedded": ("lsp_agent.benchmarks.embedded_bench", "measure", 3),
+
+@dataclass(frozen=True)
+class BenchEntry:
+    module: str
+    function: str
+    runs: int  # default repetitions
+    options: bool = False  # called with BenchOptions; printed by the module's print_report
+    in_all: bool = True  # part of `bench all`
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """What benches with options read (`bench models --model ID --levels L0,L3 --chart PNG`)."""
+
+    models: tuple[str, ...] = ()
+    levels: tuple[str, ...] = ()
+    chart: Path | None = None
+
+
+class BenchError(RuntimeError):
+    """A benchmark cannot run as asked (a model unreachable, a bad option): its message is
+    printed and the command exits with `exit_status`."""
+
+    def __init__(self, message: str, exit_status: int = 1) -> None:
+        super().__init__(message)
+        self.exit_status = exit_status
+
+
+BENCHMARKS: dict[str, BenchEntry] = {
+    "tools": BenchEntry("lsp_agent.benchmarks.tools_bench", "measure", 20000),
+    "prompt": BenchEntry("lsp_agent.benchmarks.prompt_bench", "measure", 1),
+    "context": BenchEntry("lsp_agent.benchmarks.context_bench", "measure", 30),
+    "sandbox": BenchEntry("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
+    "policy": BenchEntry("safety.policy", "benchmark", 2000),
+    "lsp": BenchEntry("lsp_agent.benchmarks.lsp_bench", "measure", 200),
+    "embedded": BenchEntry("lsp_agent.benchmarks.embedded_bench", "measure", 3),
+    "models": BenchEntry("lsp_agent.benchmarks.models_bench", "measure", 3, options=True),
+    # The whole demo, repeated: minutes on the embedded model, so not part of `all`.
+    "demo": BenchEntry(
+        "lsp_agent.benchmarks.demo_bench", "measure", 10, options=True, in_all=False
+    ),
 }
 
 
-def _load(name: str) -> tuple[Callable[[int], Figures], int] | None:
-    module_name, function_name, runs = BENCHMARKS[name]
+def _load(name: str) -> tuple[Callable[..., Figures], Callable[[Figures], None] | None] | None:
+    entry = BENCHMARKS[name]
     try:
-        module = importlib.import_module(module_name)
+        module = importlib.import_module(entry.module)
     except ImportError:
         return None
-    function = getattr(module, function_name, None)
-    return (function, runs) if callable(function) else None
+    function = getattr(module, entry.function, None)
+    if not callable(function):
+        return None
+    printer = getattr(module, "print_report", None) if entry.options else None
+    return function, printer if callable(printer) else None
 
 
 def print_figures(name: str, figures: Figures) -> None:
@@ -45,8 +83,13 @@ def print_figures(name: str, figures: Figures) -> None:
         print(f"  {key:<{width}}  {shown}")
 
 
-def run_bench(name: str, runs: int | None = None, output: Path | None = None) -> int:
-    names = list(BENCHMARKS) if name == "all" else [name]
+def run_bench(
+    name: str,
+    runs: int | None = None,
+    output: Path | None = None,
+    options: BenchOptions | None = None,
+) -> int:
+    names = [n for n, e in BENCHMARKS.items() if e.in_all] if name == "all" else [name]
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
         print(
@@ -62,10 +105,23 @@ def run_bench(name: str, runs: int | None = None, output: Path | None = None) ->
             print(f"bench {bench_name}: not yet available in this version", file=sys.stderr)
             status = 1
             continue
-        function, default_runs = loaded
-        figures = function(runs or default_runs)
+        function, printer = loaded
+        entry = BENCHMARKS[bench_name]
+        try:
+            if entry.options:
+                figures = function(runs or entry.runs, options or BenchOptions())
+            else:
+                figures = function(runs or entry.runs)
+        except BenchError as exc:
+            print(f"bench {bench_name}: {exc}", file=sys.stderr)
+            status = max(status, exc.exit_status)
+            continue
         results[bench_name] = figures
-        print_figures(bench_name, figures)
+        if printer is not None:
+            printer(figures)
+        else:
+            print_figures(bench_name, figures)
     if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(results, indent=2), encoding="utf-8")
     return status

@@ -92,7 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model", help="override MODEL_ID")
     run.set_defaults(handler=_run)
 
-    demo = sub.add_parser("demo", help="show the whole flow on a sample repository")
+    demo = sub.add_parser(
+        "demo",
+        help="show the whole flow on a sample repository",
+        description="Fix a real defect in a sample repository through the real server, a "
+        "headless editor and the agent; exit 0 when its test passes afterwards, else 1.",
+    )
     demo.add_argument("--model", default=None, help="model id (default: the embedded model)")
     demo.set_defaults(handler=_demo)
 
@@ -107,7 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.set_defaults(handler=_sandbox)
 
     bench = sub.add_parser("bench", help="measure speed, size and success; prints figures")
-    bench.add_argument("name", help="benchmark name, or `all`")
+    from lsp_agent.benchmarks.runner import BENCHMARKS
+
+    in_all = [name for name, entry in BENCHMARKS.items() if entry.in_all]
+    left_out = [name for name in BENCHMARKS if name not in in_all]
+    bench.add_argument(
+        "name",
+        help=f"one of: {', '.join(BENCHMARKS)}; or `all` ({', '.join(in_all)}; "
+        f"not {', '.join(left_out)})",
+    )
     bench.add_argument("--runs", type=int, default=None, help="repetitions (default per bench)")
     bench.add_argument("--output", type=Path, default=None, help="write results as JSON here")
     bench.add_argument(

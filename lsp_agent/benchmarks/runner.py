@@ -62,15 +62,14 @@ BENCHMARKS: dict[str, BenchEntry] = {
 }
 
 
-def _load(name: str) -> tuple[Callable[..., Figures], Callable[[Figures], None] | None] | None:
+def _load(name: str) -> tuple[Callable[..., Figures], Callable[[Figures], None] | None] | str:
+    """The bench's function and printer, or why it cannot run (a dependency is missing)."""
     entry = BENCHMARKS[name]
     try:
         module = importlib.import_module(entry.module)
-    except ImportError:
-        return None
-    function = getattr(module, entry.function, None)
-    if not callable(function):
-        return None
+    except ModuleNotFoundError as exc:
+        return f"it needs the module {exc.name!r}, which is not installed (run `uv sync`)"
+    function = getattr(module, entry.function)
     printer = getattr(module, "print_report", None) if entry.options else None
     return function, printer if callable(printer) else None
 
@@ -101,8 +100,8 @@ def run_bench(
     status = 0
     for bench_name in names:
         loaded = _load(bench_name)
-        if loaded is None:
-            print(f"bench {bench_name}: not yet available in this version", file=sys.stderr)
+        if isinstance(loaded, str):
+            print(f"bench {bench_name} cannot run: {loaded}", file=sys.stderr)
             status = 1
             continue
         function, printer = loaded

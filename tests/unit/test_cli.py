@@ -64,3 +64,16 @@ def test_log_file_before_and_after_serve_both_parse(tmp_path) -> None:
     parser = build_parser()
     assert parser.parse_args(["--log-file", "a.log", "serve"]).log_file.name == "a.log"
     assert parser.parse_args(["serve", "--log-file", "b.log"]).log_file.name == "b.log"
+
+
+def test_a_bench_whose_dependency_is_missing_says_which(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lsp_agent.benchmarks import runner
+
+    monkeypatch.setitem(
+        runner.BENCHMARKS, "ghost", runner.BenchEntry("no_such_module_xyz", "measure", 1)
+    )
+    assert runner.run_bench("ghost") == 1
+    err = capsys.readouterr().err
+    assert "bench ghost cannot run" in err and "'no_such_module_xyz'" in err

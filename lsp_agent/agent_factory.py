@@ -15,13 +15,14 @@ from typing import Any
 
 from smolagents import ToolCallingAgent
 from smolagents.memory import ActionStep
-from smolagents.models import ChatMessage, MessageRole, Model, get_tool_json_schema
+from smolagents.models import ChatMessage, MessageRole, Model
 from smolagents.monitoring import LogLevel
 
 from lsp_agent.agent_messages import action_messages, memory_messages
 from lsp_agent.context_budget import CHARS_PER_TOKEN, ContextBudget
 from lsp_agent.job_types import ProgressEvent
 from lsp_agent.prompts import next_hint, small_model_templates, step_notes
+from lsp_agent.tool_schemas import compact_tool_schemas
 from tools.base import ToolContext
 from tools.registry import build_tools
 
@@ -85,7 +86,7 @@ def summarize_observation(text: str, limit: int = 160) -> str:
 
 def schema_tokens(tools: list[Any]) -> int:
     """Estimated tokens of the tool schemas sent with every request."""
-    text = json.dumps([get_tool_json_schema(tool) for tool in tools])
+    text = json.dumps(compact_tool_schemas(tools))
     return int(len(text) / CHARS_PER_TOKEN)
 
 

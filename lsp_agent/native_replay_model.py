@@ -2,8 +2,9 @@
 
 smolagents' `LiteLLMModel` flattens the conversation (`get_clean_message_list`): past
 tool calls become assistant text and tool results become user text. These subclasses
-keep everything else smolagents prepares and replace only the `messages` with
-`to_provider_messages(...)`: assistant `tool_calls` and `tool` results with their ids.
+keep everything else smolagents prepares and replace the `messages` with
+`to_provider_messages(...)` (assistant `tool_calls` and `tool` results with their ids) and
+the `tools` with their compact schemas (`tool_schemas`: no per-argument prose).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from smolagents.models import ChatMessage, LiteLLMModel, LiteLLMRouterModel
 
 from lsp_agent.agent_messages import to_provider_messages
+from lsp_agent.tool_schemas import compact_tool_schemas
 
 
 def _fillable(messages: list[ChatMessage | dict[str, Any]]) -> list[ChatMessage | dict[str, Any]]:
@@ -41,6 +43,9 @@ class NativeReplayMixin:
             _fillable(messages), *args, **kwargs
         )
         prepared["messages"] = to_provider_messages(messages)
+        tools = kwargs.get("tools_to_call_from")
+        if tools and "tools" in prepared:
+            prepared["tools"] = compact_tool_schemas(tools)
         return prepared
 
 

@@ -14,10 +14,8 @@ from typing import Any
 import yaml
 
 SYSTEM_PROMPT = (
-    "You are a coding agent working in the user's repository through tools. "
-    "Look before you change: search and read files first. Change code only with "
-    "propose_patch, then apply_patch. Keep changes small. Call one tool per reply. "
-    "When done, call final_answer with a short summary."
+    "You are a coding agent. Read before you change. Change code only with propose_patch, "
+    "then apply_patch. One tool call per reply. End with final_answer: a short summary."
 )
 
 FINAL_ANSWER_PRE = (

@@ -113,9 +113,11 @@ def test_openai_compatible_server_full_round_trip(monkeypatch: pytest.MonkeyPatc
     assert body["temperature"] == 0.1
     assert body["max_tokens"] == 1024
     assert body["messages"][0]["role"] == "user"
-    assert body["tools"][0]["function"]["parameters"]["properties"] == {
-        "path": {"type": "string", "description": "a string"}
-    }
+    assert body["tools"][0]["function"]["parameters"] == {
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+    }, "compact tool schemas: no per-argument prose"
     assert body["tool_choice"] == "required"
     assert reply.content == "Reading it."
     assert reply.tool_calls[0].function.name == "read_file"

@@ -48,6 +48,16 @@ def test_second_request_carries_native_tool_calls(tmp_repo: Path) -> None:
     assert tool["tool_call_id"] == call["id"]
     assert "return a + b" in tool["content"]
     assert not any("Calling tools:" in str(m.get("content")) for m in second)
+    read_file = next(t for t in requests[0]["tools"] if t["function"]["name"] == "read_file")
+    assert read_file["function"]["parameters"] == {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "start_line": {"type": "integer"},
+            "end_line": {"type": "integer"},
+        },
+        "required": ["path"],
+    }, "compact schemas on the wire: no per-argument prose, no nullable"
     assert {t["function"]["name"] for t in requests[0]["tools"]} >= {
         "read_file",
         "propose_patch",

@@ -1,0 +1,107 @@
+"""The tool schemas the model reads: compact, complete, and what the bench counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from smolagents.default_tools import FinalAnswerTool
+from smolagents.models import get_tool_json_schema
+
+from lsp_agent.benchmarks import prompt_bench
+from lsp_agent.native_replay_model import NativeLiteLLMModel
+from lsp_agent.tool_schemas import compact_tool_schema
+from tools.base import AgentTool, ToolContext
+from tools.registry import build_tools
+from tools.workspace import DiskWorkspace
+
+
+class Pick(AgentTool):
+    name = "pick"
+    description = "Pick one of choice, with note if given."
+    inputs = {
+        "choice": {"type": "string", "description": "One of them.", "enum": ["a", "b"]},
+        "note": {"type": "any", "description": "Anything.", "nullable": True},
+    }
+
+    def forward(self, choice: str, note: Any = None) -> str:
+        return choice
+
+
+def _tools(tmp_path: Path) -> list[Any]:
+    return [*build_tools(ToolContext(workspace=DiskWorkspace(tmp_path))), FinalAnswerTool()]
+
+
+def test_compact_schema_keeps_types_enums_and_required_only(tmp_path: Path) -> None:
+    schema = compact_tool_schema(Pick(ToolContext(workspace=DiskWorkspace(tmp_path))))
+    assert schema == {
+        "type": "function",
+        "function": {
+            "name": "pick",
+            "description": "Pick one of choice, with note if given.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "choice": {"type": "string", "enum": ["a", "b"]},
+                    "note": {"type": "string"},
+                },
+                "required": ["choice"],
+            },
+        },
+    }
+
+
+def test_no_required_list_when_every_argument_is_optional(tmp_path: Path) -> None:
+    tools = {t.name: t for t in _tools(tmp_path)}
+    parameters = compact_tool_schema(tools["git_log"])["function"]["parameters"]
+    assert parameters == {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert compact_tool_schema(tools["repo_info"])["function"]["parameters"] == {
+        "type": "object",
+        "properties": {},
+    }
+
+
+def test_arguments_are_named_for_what_they_are(tmp_path: Path) -> None:
+    """The compact schema drops per-argument prose: a name must say what the value is."""
+    allowed = {
+        "answer",
+        "command",
+        "context_lines",
+        "diff",
+        "end_line",
+        "glob",
+        "n",
+        "new",
+        "old",
+        "patch_id",
+        "path",
+        "pattern",
+        "start_line",
+    }
+    names = {argument for tool in _tools(tmp_path) for argument in tool.inputs}
+    assert names <= allowed, f"new argument names, check they read well alone: {names - allowed}"
+
+
+def test_required_arguments_match_smolagents(tmp_path: Path) -> None:
+    for tool in _tools(tmp_path):
+        ours = compact_tool_schema(tool)["function"]["parameters"].get("required", [])
+        theirs = get_tool_json_schema(tool)["function"]["parameters"]["required"]
+        assert ours == theirs, tool.name
+
+
+def test_the_model_sends_the_compact_schemas(tmp_path: Path) -> None:
+    tools = _tools(tmp_path)
+    model = NativeLiteLLMModel(model_id="openai/x", api_base="http://127.0.0.1:9")
+    sent = prompt_bench.sent_tool_schemas(model, tools)
+    assert sent == [compact_tool_schema(t) for t in tools]
+    for schema in sent:
+        for prop in schema["function"]["parameters"]["properties"].values():
+            assert set(prop) <= {"type", "enum", "items"}, schema
+
+
+def test_fixed_prompt_is_at_most_35_percent_of_smolagents_default() -> None:
+    """Token counts, not timing: a longer tool description or system prompt fails here."""
+    figures = prompt_bench.measure()
+    assert figures["tools"] == 15
+    assert figures["ours_schema_tokens"] < figures["smolagents_schema_tokens"]
+    assert figures["ratio"] <= prompt_bench.TARGET_RATIO, figures

@@ -19,6 +19,7 @@ import logging
 import time
 from typing import Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode
 from smolagents import Tool
@@ -69,6 +70,7 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
         object.__setattr__(self, "inputs", copy.deepcopy(inner.inputs))
         self.inner = inner
         self.context = context
+        self.span_name = f"tool_wrapped.{inner.name}"
         super().__init__()
 
     def forward(self, *args: Any, **kwargs: Any) -> str:
@@ -79,34 +81,48 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
         if self.context.on_tool_call is not None:
             self.context.on_tool_call(self.name, arguments)
         tracer = self.context.tracer or trace.get_tracer("lsp_agent.tools")
-        with tracer.start_as_current_span(f"tool_wrapped.{self.name}") as span:
-            started = time.perf_counter()
-            record = CallRecord()
-            result = self._pipeline(arguments, record)
-            observation, record.truncated = self._render(result, arguments)
-            inputs = args_json(arguments)
-            digest = digest_of(inputs)
-            signal = self.context.state.record(
-                self.name,
-                arguments,
-                result,
-                duration_s=time.perf_counter() - started,
+        # start_span + attach by hand: the same span, current while the tool runs (sandbox
+        # spans nest under it), without start_as_current_span's two context managers.
+        span = tracer.start_span(self.span_name)
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            return self._traced_call(arguments, span)
+        except BaseException as exc:  # a bug in our code: on the span, then raised
+            span.record_exception(exc)
+            span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+            raise
+        finally:
+            otel_context.detach(token)
+            span.end()
+
+    def _traced_call(self, arguments: dict[str, Any], span: Span) -> str:
+        started = time.perf_counter()
+        record = CallRecord()
+        result = self._pipeline(arguments, record)
+        observation, record.truncated = self._render(result, arguments)
+        inputs = args_json(arguments)
+        digest = digest_of(inputs)
+        signal = self.context.state.record(
+            self.name,
+            arguments,
+            result,
+            duration_s=time.perf_counter() - started,
+            digest=digest,
+        )
+        if signal is not None:
+            record.loop = signal.kind
+            observation += f"\n\n[{'stop' if signal.stop else 'warning'}] {signal.hint}"
+        if span.is_recording():
+            self._annotate(
+                span,
+                inputs=inputs,
                 digest=digest,
+                observation=observation,
+                result=result,
+                record=record,
+                started=started,
             )
-            if signal is not None:
-                record.loop = signal.kind
-                observation += f"\n\n[{'stop' if signal.stop else 'warning'}] {signal.hint}"
-            if span.is_recording():
-                self._annotate(
-                    span,
-                    inputs=inputs,
-                    digest=digest,
-                    observation=observation,
-                    result=result,
-                    record=record,
-                    started=started,
-                )
-            return observation
+        return observation
 
     # ---- the pipeline -----------------------------------------------------------------
     def _pipeline(self, arguments: dict[str, Any], record: CallRecord) -> Result:

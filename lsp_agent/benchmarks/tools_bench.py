@@ -1,6 +1,6 @@
 """`lsp-agent bench tools`: what the InstrumentedTool wrapper costs per call.
 
-Measures a trivial tool called bare (its `forward`) and through the wrapper, with span
+Measures a trivial tool called bare (as the agent calls a tool) and through the wrapper, with span
 export off (the OpenTelemetry API's no-op tracer: PHOENIX_ENABLED=false) and on (an SDK
 provider with the batch processor and the OTLP exporter, as in a real session). Reports
 median microseconds per call and the overhead over the bare call. Target: < 60 µs.
@@ -79,7 +79,8 @@ def measure(runs: int = 20000) -> dict[str, float]:
         for tool in (wrapped_off, wrapped_on):  # warm up
             for _ in range(500):
                 tool(text=next(texts))
-        bare_us = _per_call_us(lambda: bare.forward(text=next(texts)), runs)
+        # Called as the agent calls any tool (smolagents' Tool.__call__), wrapped or not.
+        bare_us = _per_call_us(lambda: bare(text=next(texts)), runs)
         off_us = _per_call_us(lambda: wrapped_off(text=next(texts)), runs)
         on_us = _per_call_us(lambda: wrapped_on(text=next(texts)), runs)
         tracer = provider.get_tracer("bench")

@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
 
 from safety.approvals import Outcome, Status
 from safety.errors import ErrorType
@@ -227,6 +229,37 @@ def test_span_per_call_with_attributes(tmp_repo, events, memory) -> None:
     assert attrs["lsp_agent.tool.duration_ms"] >= 0
     assert "pip install numpy" in str(attrs["input.value"])
     assert "rejected" in str(attrs["output.value"])
+
+
+def test_span_is_current_while_the_tool_runs_and_not_after(tmp_repo, events, memory) -> None:
+    wrapped, inner, *_ = make(tmp_repo, events, memory)
+    seen: list[str] = []
+
+    def forward(command: str, path: str | None = None) -> str:
+        seen.append(getattr(trace.get_current_span(), "name", ""))
+        return "ok"
+
+    inner.forward = forward  # type: ignore[method-assign]
+    wrapped(command="ls")
+    assert seen == ["tool_wrapped.shell_tool"], "sandbox spans nest under the tool span"
+    assert not trace.get_current_span().get_span_context().is_valid, "context is restored"
+
+
+def test_a_bug_in_the_wrapper_is_raised_and_recorded_on_the_span(
+    tmp_repo, events, memory, monkeypatch
+) -> None:
+    wrapped, _, _, context = make(tmp_repo, events, memory)
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("state is broken")
+
+    monkeypatch.setattr(context.state, "record", broken)
+    with pytest.raises(RuntimeError, match="state is broken"):
+        wrapped(command="ls")
+    (span,) = memory.get_finished_spans()
+    assert span.status.status_code == StatusCode.ERROR
+    assert [event.name for event in span.events] == ["exception"]
+    assert not trace.get_current_span().get_span_context().is_valid, "context is restored"
 
 
 def test_wrapper_works_inside_a_smolagents_agent(tmp_repo, events, memory) -> None:

@@ -2,8 +2,8 @@
 
 smolagents sends every argument with its description and a non-standard `"nullable": true`,
 and an empty `"required": []` for tools without required arguments. A small model reads all
-of it on every request. Here each argument is its name, its type (and its `enum` when the
-runtime offers choices); whether it is optional is said once, by `required`. Argument
+of it on every request. Here each argument is its name and its type (and its `enum`, if it
+has one); whether it is optional is said once, by `required`. Argument
 names say what they hold (`path`, `pattern`, `start_line`, `patch_id`), and the tool's
 one-line description says the rest. The argument descriptions stay on the tools:
 smolagents validates them, and our argument errors quote them.

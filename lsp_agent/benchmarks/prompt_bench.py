@@ -4,8 +4,8 @@ smolagents' default ToolCallingAgent with the same 14 tools. Target: at most 35%
 Both sides are counted as they go on the wire: the system prompt the agent writes, and the
 `tools` parameter its LiteLLM model prepares for the request (`_prepare_completion_kwargs`,
 no request is sent). smolagents repeats every tool in prose in its system prompt and sends
-each argument with its description; ours sends each tool once, as a compact schema whose
-one-line description names the arguments (`lsp_agent.tool_schemas`).
+each argument with its description; ours sends each tool once, as a compact schema
+(argument names, types and `required`; `lsp_agent.tool_schemas`).
 """
 
 from __future__ import annotations

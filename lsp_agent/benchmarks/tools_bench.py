@@ -1,11 +1,12 @@
 """`lsp-agent bench tools`: what the InstrumentedTool wrapper costs per call.
 
-Measures a trivial tool called bare (as the agent calls a tool) and through the wrapper, with span
-export off (the OpenTelemetry API's no-op tracer: PHOENIX_ENABLED=false) and on (an SDK
-provider with the batch processor and the OTLP exporter, as in a real session). Reports
-median microseconds per call and the overhead over the bare call. Target: < 60 µs.
-Beside it, the cost of one bare OpenTelemetry SDK span with the same number of
-attributes, measured in the same run: the part of the overhead that is the SDK's.
+Measures a trivial tool called bare (as the agent calls a tool) and through the wrapper,
+with span export off (the OpenTelemetry API's no-op tracer: PHOENIX_ENABLED=false) and on
+(an SDK provider with the batch processor, as in a real session; a counting exporter stands
+in for the network, whose encoding runs off the call path). Reports median microseconds
+per call and the overhead over the bare call. Target: < 60 µs. Beside it, the cost of one
+bare OpenTelemetry SDK span with the same number of attributes, measured in the same run:
+the part of the overhead that is the SDK's.
 """
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 smolagents sends every argument with its description and a non-standard `"nullable": true`,
 and an empty `"required": []` for tools without required arguments. A small model reads all
-of it on every request. Here each argument is its name and its type (and its `enum`, if it
-has one); whether it is optional is said once, by `required`. Argument
-names say what they hold (`path`, `pattern`, `start_line`, `patch_id`), and the tool's
-one-line description says the rest. The argument descriptions stay on the tools:
-smolagents validates them, and our argument errors quote them.
+of it on every request. Here smolagents' own schema is kept (types, `anyOf` folded, enums,
+`required`) and those three are dropped: whether an argument is optional is said once, by
+`required`; argument names say what they hold (`path`, `pattern`, `start_line`,
+`patch_id`), and the tool's one-line description says the rest. The argument descriptions
+stay on the tools: smolagents validates them, and our argument errors quote them.
 """
 
 from __future__ import annotations
@@ -14,35 +14,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-# smolagents' own mapping: "any" is sent as a string.
-_WIRE_TYPES = {"any": "string"}
+from smolagents.models import get_tool_json_schema
+
+# Per-argument keys the model does not need: the prose, and the flag `required` already says.
+_DROPPED_ARGUMENT_KEYS = ("description", "nullable")
 
 
 def compact_tool_schema(tool: Any) -> dict[str, Any]:
-    """The OpenAI-style function schema of `tool` without per-argument prose."""
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for name, spec in dict(tool.inputs).items():
-        kind = str(spec["type"])
-        prop: dict[str, Any] = {"type": _WIRE_TYPES.get(kind, kind)}
-        if "enum" in spec:
-            prop["enum"] = list(spec["enum"])
-        if "items" in spec:
-            prop["items"] = spec["items"]
-        properties[name] = prop
-        if not spec.get("nullable"):
-            required.append(name)
-    parameters: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        parameters["required"] = required
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": parameters,
-        },
-    }
+    """smolagents' function schema of `tool` (types, enums, `required`) without the prose."""
+    schema: dict[str, Any] = get_tool_json_schema(tool)  # works on a deep copy of the inputs
+    parameters = schema["function"]["parameters"]
+    for prop in parameters["properties"].values():
+        for key in _DROPPED_ARGUMENT_KEYS:
+            prop.pop(key, None)
+    if not parameters["required"]:
+        del parameters["required"]
+    return schema
 
 
 def compact_tool_schemas(tools: Iterable[Any]) -> list[dict[str, Any]]:

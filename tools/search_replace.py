@@ -11,6 +11,7 @@ import difflib
 from dataclasses import dataclass, replace
 
 from safety.errors import ErrorType, read_file_call
+from safety.unified_diff.paths import exists_quietly
 from safety.unified_diff.tolerant_apply import (
     dominant_eol,
     find_block,
@@ -24,7 +25,7 @@ from safety.unified_diff.tolerant_apply import (
 from safety.validation import ValidationError, validate_path
 from tools.diff_apply import apply_diff, missing_file_error, read_or_raise
 from tools.patch_model import PatchError, PatchResult, render_unified_diff, split_lines
-from tools.workspace import Workspace, exists_quietly
+from tools.workspace import Workspace
 
 MAX_LISTED_LINES = 10
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from lsp_agent.settings import Settings
     from sandbox.protocol import Sandbox
+    from tools.memory_tool import NoteStore
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class ToolContext:
     check_command: list[str] | None = None
     tracer: Tracer | None = None
     on_tool_call: Callable[[str, dict[str, Any]], None] | None = None  # progress hook
+    memory: NoteStore | None = None  # workspace memory (AGENT_MEMORY); None = off
     _sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:

@@ -35,6 +35,7 @@ def _tool_context(
     writer: PatchWriter,
     on_progress: Callable[[ProgressEvent], None],
 ) -> Any:
+    from lsp_agent.agent.memory import WorkspaceMemory
     from safety.policy import CommandPolicy
     from safety.run_state import AgentState
     from sandbox import open_sandbox
@@ -59,6 +60,7 @@ def _tool_context(
         sandbox_factory=lambda: open_sandbox(workspace.root, settings.sandbox_config()),
         check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
+        memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
     )
 
 
@@ -109,6 +111,8 @@ def run_agent_job(
     from smolagents.utils import AgentError
 
     from lsp_agent.agent.factory import build_agent
+    from lsp_agent.agent.instructions import task_message
+    from lsp_agent.agent.memory import WorkspaceMemory
     from lsp_agent.agent.telemetry import setup_telemetry
     from lsp_agent.models.errors import ModelConfigError
     from lsp_agent.models.factory import build_model, check_model_reachable
@@ -140,7 +144,10 @@ def run_agent_job(
     answer: Any = ""
     error: BaseException | None = None
     try:
-        answer = agent.run(task, max_steps=settings.agent_max_steps)
+        notes = context.memory.for_model() if isinstance(context.memory, WorkspaceMemory) else ""
+        answer = agent.run(
+            task_message(task, workspace.root, notes), max_steps=settings.agent_max_steps
+        )
     except AgentError as exc:  # interrupted (cancel / loop stop) or a model-side failure
         error = exc
     except Exception as exc:

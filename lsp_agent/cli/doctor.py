@@ -183,6 +183,16 @@ def check_executable(name: str, purpose: str) -> Check:
     return Check(name, Status.OK, f"{first} at {path}")
 
 
+def check_instructions(workspace: Path) -> Check:
+    """The workspace's AGENTS.md: found, and how much of it reaches the model."""
+    from lsp_agent.agent.instructions import FILE_NAME, load_instructions
+
+    found = load_instructions(workspace)
+    if found is None:
+        return Check("instructions", Status.OK, f"no {FILE_NAME} in {workspace}")
+    return Check("instructions", Status.OK, found.describe())
+
+
 def collect(workspace: Path | None = None) -> list[Check]:
     settings, errors = load_settings(workspace=workspace or Path.cwd())
     return [
@@ -196,6 +206,7 @@ def collect(workspace: Path | None = None) -> list[Check]:
         check_executable("nvim", "Neovim client and its tests"),
         check_executable("rg", "faster search; a Python fallback is used otherwise"),
         check_executable("git", "git tools and patch checks"),
+        check_instructions(workspace or Path.cwd()),
     ]
 
 

@@ -204,6 +204,9 @@ class Settings:
         "Command that checks a patch in the sandbox (e.g. `pytest -q`); empty = auto.",
     )
     policy_file: str = _field("", _text, "Extra command-policy rules (TOML); stricter only.")
+    mcp_config: str = _field(
+        "", _text, 'Path to a `{"mcpServers": {...}}` JSON file of MCP tool servers.'
+    )
     agent_memory: bool = _field(
         False, _boolean, "Remember facts about the repository between jobs."
     )

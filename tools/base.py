@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from lsp_agent.settings import Settings
     from sandbox.protocol import Sandbox
+    from tools.mcp.toolbox import McpToolbox
     from tools.memory_tool import NoteStore
 
 
@@ -76,6 +77,7 @@ class ToolContext:
     tracer: Tracer | None = None
     on_tool_call: Callable[[str, dict[str, Any]], None] | None = None  # progress hook
     memory: NoteStore | None = None  # workspace memory (AGENT_MEMORY); None = off
+    mcp: McpToolbox | None = None  # the job's MCP servers (MCP_CONFIG); None = none
     _sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:
@@ -97,6 +99,8 @@ class ToolContext:
         if self._sandbox is not None:
             self._sandbox.close()
             self._sandbox = None
+        if self.mcp is not None:
+            self.mcp.close()
 
 
 class ToolFailure(ToolError):
@@ -130,6 +134,10 @@ class AgentTool(Tool):  # type: ignore[misc]
 
     def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
         return None
+
+    def span_attributes(self) -> dict[str, str]:
+        """Extra attributes for this tool's `tool_wrapped.<name>` span."""
+        return {}
 
     def command_of(self, arguments: dict[str, Any]) -> str | None:
         """The shell command this call would run (judged by the policy), if any."""

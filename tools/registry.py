@@ -31,6 +31,10 @@ TOOL_NAMES = tuple(str(cls.name) for cls in TOOL_CLASSES)
 
 
 def build_tools(context: ToolContext) -> list[InstrumentedTool]:
-    """Every tool, bound to `context` and wrapped (`remember` only when memory is on)."""
+    """Every tool, bound to `context` and wrapped (`remember` only when memory is on), then
+    the tools of the job's MCP servers (this starts them)."""
     classes = TOOL_CLASSES + ((Remember,) if context.memory is not None else ())
-    return [InstrumentedTool(cls(context), context) for cls in classes]
+    tools: list[AgentTool] = [cls(context) for cls in classes]
+    if context.mcp is not None:
+        tools.extend(context.mcp.tools(context))
+    return [InstrumentedTool(tool, context) for tool in tools]

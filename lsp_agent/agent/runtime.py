@@ -13,6 +13,7 @@ import shlex
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_agent.agent.job_types import JobResult, JobStatus, ProgressEvent
@@ -34,6 +35,8 @@ def _tool_context(
     approvals: ApprovalGate,
     writer: PatchWriter,
     on_progress: Callable[[ProgressEvent], None],
+    *,
+    cancel: threading.Event | None = None,
 ) -> Any:
     from lsp_agent.agent.memory import WorkspaceMemory
     from safety.policy import CommandPolicy
@@ -61,7 +64,24 @@ def _tool_context(
         check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
         memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
+        mcp=mcp_toolbox(settings, workspace.root, cancel),
     )
+
+
+def mcp_toolbox(settings: Settings, root: Path, cancel: threading.Event | None) -> Any:
+    """The job's MCP servers from the user's `MCP_CONFIG`, or None (a bad file is logged and
+    the job goes on without MCP tools)."""
+    if not settings.mcp_config:
+        return None
+    from tools.mcp.config import McpConfigError, load_mcp_config
+    from tools.mcp.toolbox import McpToolbox
+
+    try:
+        specs = load_mcp_config(settings.mcp_config)
+    except McpConfigError as exc:
+        log.warning("%s; no MCP tools in this job", exc)
+        return None
+    return McpToolbox(specs, root, cancel=cancel) if specs else None
 
 
 def offer_argument_choices(model: Any, context: ToolContext) -> None:
@@ -131,7 +151,7 @@ def run_agent_job(
     except ModelConfigError as exc:
         return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)
     robust = RobustModel(inner)
-    context = _tool_context(settings, workspace, approvals, writer, on_progress)
+    context = _tool_context(settings, workspace, approvals, writer, on_progress, cancel=cancel)
     offer_argument_choices(inner, context)
     agent, monitor = build_agent(
         robust,

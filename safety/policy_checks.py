@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from safety import policy_code_checks as code
 from safety.policy_args import ParsedArgs, split_word
-from safety.policy_paths import PathKind, classify
+from safety.policy_paths import PathKind
 from safety.policy_rules import ProgramRule
 from safety.shell_words import Word
 
@@ -36,7 +36,7 @@ def check_rm(
     if not args.positionals:
         ev.hit("rm.from_input", words[0].value)
     for target in args.positionals:
-        for info in classify(target, ev.path_context()):
+        for info in ev.classify(target):
             if info.kind in (PathKind.OUTSIDE, PathKind.NULL):
                 ev.hit("deny.rm_outside", info.shown)
             elif info.kind is PathKind.WORKSPACE_ROOT:
@@ -56,7 +56,7 @@ def check_dd(
     for word in words[1:]:
         if word.value.startswith("of="):
             target = split_word(word, 3)
-            infos = classify(target, ev.path_context())
+            infos = ev.classify(target)
             if any(i.device and i.kind is not PathKind.NULL for i in infos):
                 ev.hit("deny.dd_device", target.value)
             else:
@@ -103,7 +103,7 @@ def check_chmod(
     targets = positionals if mode_in_flags or reference else positionals[1:]
     recursive = args.has("-R", "--recursive")
     for target in targets:
-        infos = classify(target, ev.path_context())
+        infos = ev.classify(target)
         if recursive and any(i.kind is PathKind.OUTSIDE and i.system for i in infos):
             ev.hit("deny.chmod_system", f"{words[0].value} -R {target.raw}")
         ev.path_write(target)
@@ -130,7 +130,7 @@ def check_find(
                 ev.argv(inner, depth + 1)
     if "-delete" in values:
         for start in starts or [Word.literal(".")]:
-            if any(i.kind is PathKind.OUTSIDE for i in classify(start, ev.path_context())):
+            if any(i.kind is PathKind.OUTSIDE for i in ev.classify(start)):
                 ev.hit("deny.rm_outside", f"find {start.raw} -delete")
 
 
@@ -149,7 +149,7 @@ def check_cd(
         ev.cwd = None
         ev.hit("cd.outside", target.raw if target else "home directory")
         return
-    infos = classify(target, ev.path_context())
+    infos = ev.classify(target)
     if len(infos) == 1 and infos[0].kind in (PathKind.INSIDE, PathKind.WORKSPACE_ROOT):
         ev.cwd = infos[0].shown
     else:

@@ -244,17 +244,23 @@ def check_make(
 
 
 def check_code_sources(ev: Evaluator, parsed: ParsedScript) -> None:
-    """Code run by a shell/interpreter must not come from the network or a decoder."""
+    """Code run by a shell/interpreter must not come from the network or a decoder.
+
+    Linear in the number of commands and links: which network programs and decoders
+    reach each command is computed once, in index order, from its direct ``upstream``.
+    """
+    if not ev.code_from_upstream:
+        return
+    reach = _reaching_sources(ev, parsed)
     for cmd in parsed.commands:
         if cmd.index not in ev.code_from_upstream:
             continue
-        sources = _closure(parsed, cmd)
-        names = {n for i in sources for n in ev.names.get(i, ())}
+        network, decoders = reach[cmd.index]
         ev.current = cmd.text
-        if any(ev.rules.in_group("network", n) for n in names):
-            ev.hit("deny.pipe_to_shell", ", ".join(sorted(names)))
-        elif any(ev.rules.in_group("decoders", n) for n in names):
-            ev.hit("deny.decode_to_shell", ", ".join(sorted(names)))
+        if network:
+            ev.hit("deny.pipe_to_shell", ", ".join(sorted(network)))
+        elif decoders:
+            ev.hit("deny.decode_to_shell", ", ".join(sorted(decoders)))
         elif cmd.index in ev.stdin_script and cmd.piped_stdin:
             text = _printed_text(parsed, cmd, ev)
             if text is None:
@@ -263,31 +269,96 @@ def check_code_sources(ev: Evaluator, parsed: ParsedScript) -> None:
                 ev.script(text, "piped")
 
 
-def _closure(parsed: ParsedScript, cmd: SimpleCommand) -> set[int]:
-    seen: set[int] = set()
-    stack = list(cmd.upstream)
-    while stack:
-        index = stack.pop()
-        if index not in seen and 0 <= index < len(parsed.commands):
-            seen.add(index)
-            stack.extend(parsed.commands[index].upstream)
-    return seen
+_NONE: frozenset[str] = frozenset()
+
+
+def _reaching_sources(
+    ev: Evaluator, parsed: ParsedScript
+) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Per command: the network programs and decoders whose output reaches it."""
+    own: list[tuple[frozenset[str], frozenset[str]]] = []
+    for cmd in parsed.commands:
+        names = ev.names.get(cmd.index, ())
+        own.append(
+            (
+                frozenset(n for n in names if ev.rules.in_group("network", n)),
+                frozenset(n for n in names if ev.rules.in_group("decoders", n)),
+            )
+        )
+    reach: list[tuple[frozenset[str], frozenset[str]] | None] = [None] * len(own)
+    for index in _topological(parsed):
+        network: frozenset[str] = _NONE
+        decoders: frozenset[str] = _NONE
+        for up in parsed.commands[index].upstream:
+            if not 0 <= up < len(own):
+                continue
+            up_reach = reach[up] or (_NONE, _NONE)
+            network = network | own[up][0] | up_reach[0]
+            decoders = decoders | own[up][1] | up_reach[1]
+        reach[index] = (network, decoders)
+    return [r or (_NONE, _NONE) for r in reach]
+
+
+def _topological(parsed: ParsedScript) -> list[int]:
+    """Command indices, every command after the commands upstream of it."""
+    order: list[int] = []
+    state = [0] * len(parsed.commands)  # 0 new, 1 on the stack, 2 done
+    for root in range(len(parsed.commands)):
+        if state[root]:
+            continue
+        stack = [(root, False)]
+        while stack:
+            index, expanded = stack.pop()
+            if expanded:
+                state[index] = 2
+                order.append(index)
+                continue
+            if state[index]:
+                continue
+            state[index] = 1
+            stack.append((index, True))
+            for up in parsed.commands[index].upstream:
+                if 0 <= up < len(state) and state[up] == 0:
+                    stack.append((up, False))
+    return order
+
+
+_MAX_PRINTED_SOURCES = 256
 
 
 def _printed_text(parsed: ParsedScript, cmd: SimpleCommand, ev: Evaluator) -> str | None:
-    texts: list[str] = []
-    for index in sorted(cmd.upstream):
-        up = parsed.commands[index]
-        if not up.words or not all(w.is_static for w in up.words):
+    """The text static printers feed a shell's input, or None when it is not known.
+
+    The walk upstream stops at the first command that is not a static printer, and after
+    ``_MAX_PRINTED_SOURCES`` commands, so a long pipeline costs little per shell in it.
+    """
+    pieces: dict[int, list[str]] = {}
+    stack = list(cmd.upstream)
+    while stack:
+        index = stack.pop()
+        if index in pieces or not 0 <= index < len(parsed.commands):
+            continue
+        if len(pieces) >= _MAX_PRINTED_SOURCES:
             return None
-        name = program_name(up.words[0])
-        if not ev.rules.in_group("printers", name):
+        printed = _printed_by(parsed.commands[index], ev)
+        if printed is None:
             return None
-        values = [w.value for w in up.words[1:]]
-        if name == "cat" and values:
-            return None
-        while values and values[0] in ("-n", "-e", "-E", "-ne", "-en"):
-            values.pop(0)
-        texts.extend(r.text or "" for r in up.redirects if r.op in ("<<", "<<-", "<<<"))
-        texts.append(" ".join(values))
-    return "\n".join(texts)
+        pieces[index] = printed
+        stack.extend(parsed.commands[index].upstream)
+    return "\n".join(text for index in sorted(pieces) for text in pieces[index])
+
+
+def _printed_by(up: SimpleCommand, ev: Evaluator) -> list[str] | None:
+    if not up.words or not all(w.is_static for w in up.words):
+        return None
+    name = program_name(up.words[0])
+    if not ev.rules.in_group("printers", name):
+        return None
+    values = [w.value for w in up.words[1:]]
+    if name == "cat" and values:
+        return None
+    while values and values[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        values.pop(0)
+    texts = [r.text or "" for r in up.redirects if r.op in ("<<", "<<-", "<<<")]
+    texts.append(" ".join(values))
+    return texts

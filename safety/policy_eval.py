@@ -30,13 +30,21 @@ class Evaluator(TargetJudge):
         self.nested += 1
         self.names = {}
         try:
-            self.run(parse(text, shells=frozenset(self.rules.groups["shells"].patterns)), origin)
+            parsed = parse(
+                text,
+                shells=frozenset(self.rules.groups["shells"].patterns),
+                max_nodes=self.rules.max_syntax_nodes,
+            )
+            self.run(parsed, origin)
         finally:
             self.nested -= 1
             self.current, self.index, self.names, self.cwd = saved
 
     def run(self, parsed: ParsedScript, origin: str = "") -> None:
         """Judge every simple command of ``parsed`` plus the cross-command rules."""
+        if parsed.too_complex:
+            self.hit("input.too_complex", f"more than {self.rules.max_syntax_nodes} syntax nodes")
+            return
         for error in parsed.errors:
             self.hit("parse.unparsable", f"{error}{' in ' + origin if origin else ''}")
         for cmd in parsed.commands:
@@ -112,15 +120,30 @@ class Evaluator(TargetJudge):
             self.hit("program.path", path)
 
     def scan_embedded(self, words: Sequence[Word]) -> None:
-        """Escalate to DENY when a destructive command hides in an unknown one's arguments."""
-        for i in range(1, len(words)):
-            word = words[i]
-            if word.is_static and self.rules.in_group("destructive", program_name(word)):
-                probe = Evaluator(self.rules, context=self.context, workspace=self.workspace)
-                probe.cwd, probe.current, probe.index = self.cwd, self.current, self.index
-                probe.names = {self.index: set()}
-                probe.argv(words[i:], MAX_WRAP_DEPTH)
-                self.findings.extend(f for f in probe.findings if f.verdict is Verdict.DENY)
+        """Escalate to DENY when a destructive command hides in an unknown one's arguments.
+
+        Each destructive word is probed with the words up to the next one, so the scan
+        stays linear in the number of words.
+        """
+        starts = [
+            i
+            for i in range(1, len(words))
+            if words[i].is_static and self.rules.in_group("destructive", program_name(words[i]))
+        ]
+        if not starts:
+            return
+        probe = Evaluator(self.rules, context=self.context, workspace=self.workspace)
+        probe.current, probe.index = self.current, self.index
+        probe.names = {self.index: set()}
+        probed: set[tuple[tuple[tuple[str, str], ...], ...]] = set()
+        for k, i in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(words)
+            key = tuple(w.segments for w in words[i:end])
+            if key not in probed:
+                probed.add(key)
+                probe.cwd = self.cwd
+                probe.argv(words[i:end], MAX_WRAP_DEPTH)
+        self.findings.extend(f for f in probe.findings if f.verdict is Verdict.DENY)
 
     # ---- wrappers ------------------------------------------------------------------
     def wrapper(self, spec: WrapperRule, words: Sequence[Word], depth: int) -> None:

@@ -16,6 +16,7 @@ POSITIONAL_KINDS = frozenset({"read", "write", "none", "copy", "move"})
 GROUPS = ("shells", "interpreters", "network", "decoders", "destructive", "printers")
 WORKSPACE_POLICY = Path(".lsp-agent") / "policy.toml"
 ANY = "any"
+_GLOB_MEMO_SIZE = 4096
 
 
 class PolicyFileError(ValueError):
@@ -116,16 +117,22 @@ class PolicyRules:
     sensitive: SensitiveRules
     max_command_chars: int
     warnings: tuple[str, ...] = ()
+    max_syntax_nodes: int = 1500
+    _globbed: dict[str, ProgramRule | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def program(self, name: str) -> ProgramRule | None:
-        """The rule for program ``name`` (exact name, then alias globs)."""
+        """The rule for program ``name`` (exact name, then alias globs; remembered)."""
         rule = self.programs.get(name)
         if rule is not None:
             return rule
-        for pattern, candidate in self.program_globs:
-            if fnmatchcase(name, pattern):
-                return candidate
-        return None
+        if name in self._globbed:
+            return self._globbed[name]
+        found = next((c for p, c in self.program_globs if fnmatchcase(name, p)), None)
+        if len(self._globbed) < _GLOB_MEMO_SIZE:
+            self._globbed[name] = found
+        return found
 
     def in_group(self, group: str, name: str) -> bool:
         """True when ``name`` belongs to ``group`` (glob patterns allowed)."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from safety.policy_paths import PathContext, PathKind, classify
+from safety.policy_paths import PathContext, PathInfo, PathKind, classify
 from safety.policy_rules import PolicyRules
 from safety.shell_words import Word
 from safety.verdict import Finding, VerdictSpec
 
+_CLASSIFY_MEMO_SIZE = 4096
 SECRET_RULES = frozenset({"path.sensitive", "env.dump", "env.secret_variable"})
 
 
@@ -34,6 +35,8 @@ class TargetJudge:
         self.network_seen = False
         self.nested = 0
         self.inline_done = False
+        self._classified: dict[tuple[tuple[tuple[str, str], ...], str | None], list[PathInfo]]
+        self._classified = {}
 
     # ---- findings -------------------------------------------------------------
     def add(
@@ -88,9 +91,20 @@ class TargetJudge:
             self.rules.system_paths,
         )
 
+    def classify(self, word: Word) -> list[PathInfo]:
+        """Where ``word`` points as a path, from the current directory (remembered per
+        evaluation, so repeated arguments cost one classification)."""
+        key = (word.segments, self.cwd)
+        known = self._classified.get(key)
+        if known is None:
+            known = classify(word, self.path_context())
+            if len(self._classified) < _CLASSIFY_MEMO_SIZE:
+                self._classified[key] = known
+        return known
+
     def path_read(self, word: Word) -> None:
         """Judge a path that is read."""
-        for info in classify(word, self.path_context()):
+        for info in self.classify(word):
             if info.sensitive:
                 self.hit("path.sensitive", f"{info.shown} ({info.sensitive})")
             elif info.kind is PathKind.OUTSIDE:
@@ -100,7 +114,7 @@ class TargetJudge:
 
     def path_write(self, word: Word) -> None:
         """Judge a path that is written."""
-        for info in classify(word, self.path_context()):
+        for info in self.classify(word):
             if info.kind in (PathKind.NULL, PathKind.REMOTE):
                 continue
             if info.shell_rc:

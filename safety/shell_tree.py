@@ -21,6 +21,10 @@ from safety.shell_word_nodes import read_word
 from safety.shell_words import Word
 
 MAX_DEPTH = 6
+MAX_SYNTAX_NODES = 1500
+MAX_PIPES = 200
+"""tree-sitter-bash parses a pipeline in time quadratic in its stages (2,000 stages: over
+100 ms), so a script with more ``|`` characters than this is not parsed at all."""
 _DEEP_CHECK_BYTES = 200
 _ASCII_ONLY = bytes(range(128)) + b"%" * 128
 """Byte map used before parsing: tree-sitter-bash 0.25 can crash on some non-ASCII input
@@ -34,8 +38,17 @@ _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 class TreeWalker:
     """Collects simple commands; ``parse_tree`` turns script bytes into a syntax tree."""
 
-    def __init__(self, shells: frozenset[str], parse_tree: Callable[[bytes], Tree]) -> None:
+    def __init__(
+        self,
+        shells: frozenset[str],
+        parse_tree: Callable[[bytes], Tree],
+        *,
+        max_nodes: int = MAX_SYNTAX_NODES,
+    ) -> None:
         self.shells = shells
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        self.too_complex = False
         self.parse_tree = parse_tree
         self.source = b""
         self.cmds: list[SimpleCommand] = []
@@ -51,9 +64,16 @@ class TreeWalker:
         if "\x00" in script:
             self.errors.append("NUL byte in command")
             return []
+        if self.too_complex or script.count("|") > MAX_PIPES:
+            self.too_complex = True
+            return []
         text = _LINE_START_BACKSLASH.sub("\n ", script.replace("\r\n", "\n").replace("\r", "\n"))
         source = text.encode("utf-8", "surrogatepass")
         tree = self.parse_tree(source.translate(_ASCII_ONLY))
+        self.nodes += tree.root_node.descendant_count
+        if self.too_complex or self.nodes > self.max_nodes:
+            self.too_complex = True
+            return []
         saved = (self.origin, self.depth, self.source)
         self.origin, self.depth, self.source = origin, depth, source
         try:
@@ -111,17 +131,19 @@ class TreeWalker:
         return [i for child in node.named_children for i in self.walk(child, fn)]
 
     def pipeline(self, stages: Sequence[Node], fn: str | None, before: list[int]) -> list[int]:
-        seen = list(before)
+        """Link each stage to the stage before it only (the closure is computed on demand,
+        see ``ParsedScript.sources``): linking to every earlier stage made long pipelines
+        quadratic in memory and cubic to judge."""
+        previous = frozenset(before)
         out: list[int] = []
         for stage in stages:
             ids = self.walk(stage, fn)
-            if seen:
+            if previous:
                 for i in ids:
                     cmd = self.cmds[i]
-                    self.cmds[i] = replace(
-                        cmd, upstream=cmd.upstream | frozenset(seen), piped_stdin=True
-                    )
-            seen.extend(ids)
+                    self.cmds[i] = replace(cmd, upstream=cmd.upstream | previous, piped_stdin=True)
+            if ids:
+                previous = frozenset(ids)
             out.extend(ids)
         return out
 
@@ -146,8 +168,7 @@ class TreeWalker:
         words: list[Word] = []
         pairs: list[tuple[str, Word]] = []
         redirect_nodes: list[Node] = []
-        for i, child in enumerate(node.children):
-            field = node.field_name_for_child(i)
+        for child, field in _children_with_fields(node):
             if child.type == "variable_assignment":
                 pairs.append(self.assignment(child, nested))
             elif child.type == "command_name":
@@ -290,6 +311,21 @@ class TreeWalker:
 
     def word(self, node: Node, nested: list[int]) -> Word:
         return read_word(node, lambda inner: nested.extend(self.walk(inner, None)), self.text)
+
+
+def _children_with_fields(node: Node) -> list[tuple[Node, str | None]]:
+    """The children of ``node`` with their field names, in one linear cursor walk
+    (``Node.field_name_for_child(i)`` scans from the first child each time)."""
+    out: list[tuple[Node, str | None]] = []
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return out
+    while True:
+        child = cursor.node
+        if child is not None:
+            out.append((child, cursor.field_name))
+        if not cursor.goto_next_sibling():
+            return out
 
 
 def _assignments(node: Node) -> list[Node]:

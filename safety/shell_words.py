@@ -33,9 +33,11 @@ class Word:
     @cached_property
     def value(self) -> str:
         """The text with each run-time piece replaced by ``UNKNOWN``."""
+        if len(self.segments) == 1 and self.segments[0][0] == LIT:
+            return self.segments[0][1]
         return "".join(text if kind == LIT else UNKNOWN for kind, text in self.segments)
 
-    @property
+    @cached_property
     def is_static(self) -> bool:
         """True when the value is fully known before running."""
         return all(kind == LIT for kind, _ in self.segments)

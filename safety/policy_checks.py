@@ -37,16 +37,26 @@ def check_rm(
         ev.hit("rm.from_input", words[0].value)
     for target in args.positionals:
         for info in ev.classify(target):
-            if info.kind in (PathKind.OUTSIDE, PathKind.NULL):
+            if info.temp:
+                ev.hit("rm.temp", info.shown)
+            elif info.kind in (PathKind.OUTSIDE, PathKind.NULL):
                 ev.hit("deny.rm_outside", info.shown)
             elif info.kind is PathKind.WORKSPACE_ROOT:
                 ev.hit("deny.rm_workspace", target.raw)
+            elif info.git_internal and _git_lock_file(info.shown):
+                ev.hit("rm.git_lock", info.shown)
             elif info.git_internal:
                 ev.hit("deny.rm_git", info.shown)
             elif info.kind is PathKind.DYNAMIC:
                 ev.hit("rm.dynamic", info.shown)
             elif info.sensitive:
                 ev.hit("path.sensitive", f"{info.shown} ({info.sensitive})")
+
+
+def _git_lock_file(path: str) -> bool:
+    """A lock file git left behind (``.git/index.lock``): deleting it is routine."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return name.endswith(".lock") and len(name) > 5 and not any(c in path for c in "*?[{")
 
 
 def check_dd(
@@ -167,10 +177,25 @@ def check_cwd_unknown(
 def check_declare(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
-    """export/declare/typeset/readonly without names print the environment."""
+    """export/declare/typeset/readonly without names print the environment; ``-n`` makes
+    a name reference (assigning through it sets the variable it names); array subscripts
+    in the names are evaluated."""
+    if args.has("-n") and words[0].value != "export":
+        ev.hit("env.nameref", " ".join(w.raw for w in words))
+    for word in args.positionals:
+        ev.variable_name(word, assigns=False)
     if args.positionals or args.has("-f", "-F"):
         return
     ev.hit("env.dump", " ".join(w.value for w in words))
+
+
+def check_test(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """``test -v NAME`` / ``[ -v NAME ]``: bash evaluates an array subscript in NAME."""
+    for i in range(1, len(words) - 1):
+        if words[i].value in ("-v", "-R"):
+            ev.variable_name(words[i + 1], assigns=False)
 
 
 def check_set(
@@ -222,6 +247,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "cd": check_cd,
         "cwd_unknown": check_cwd_unknown,
         "declare": check_declare,
+        "test": check_test,
         "set": check_set,
         "ps": check_ps,
         "env_dump": check_env_dump,

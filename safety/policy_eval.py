@@ -58,6 +58,8 @@ class Evaluator(TargetJudge):
         self.names.setdefault(cmd.index, set())
         for redirect in cmd.redirects:
             self.redirect(redirect.op, redirect.target)
+            if redirect.target is not None:
+                self.secret_variables(redirect.target)
         for name, value in cmd.assignments:
             self.assignment(name)
             self.secret_variables(value)
@@ -267,6 +269,8 @@ class Evaluator(TargetJudge):
                 self.path_read(split_word(value, 1))
         elif kind == "command":
             self.hit("program.runs_command", f"{rule.name} {flag.name} {value.raw}")
+        elif kind == "name":
+            self.variable_name(value)
         elif kind == "script":
             self.inline(value, f"{rule.name} {flag.name}")
         elif kind is None and flag.attached and _looks_like_path(value.value):

@@ -130,6 +130,8 @@ def _compile(data: Mapping[str, Any], warnings: tuple[str, ...]) -> PolicyRules:
         sensitive=sensitive,
         max_command_chars=int(data.get("limits", {}).get("max_command_chars", 8000)),
         warnings=warnings,
+        temp_paths=tuple(paths.get("temp", ())),
+        sensitive_examples=GlobSet(sens.get("examples", ()), fold_case=True),
         max_syntax_nodes=int(data.get("limits", {}).get("max_syntax_nodes", 1500)),
     )
 

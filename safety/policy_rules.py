@@ -11,8 +11,10 @@ from safety.globset import GlobSet
 from safety.sensitive import SensitiveRules
 from safety.verdict import VerdictSpec
 
-VALUE_KINDS = frozenset({"value", "pattern", "read", "write", "data", "command", "script"})
-POSITIONAL_KINDS = frozenset({"read", "write", "none", "copy", "move"})
+VALUE_KINDS = frozenset(
+    {"value", "pattern", "read", "write", "data", "command", "script", "name", "chdir"}
+)
+POSITIONAL_KINDS = frozenset({"read", "write", "none", "copy", "move", "names", "subscripts"})
 GROUPS = ("shells", "interpreters", "network", "decoders", "destructive", "printers")
 WORKSPACE_POLICY = Path(".lsp-agent") / "policy.toml"
 ANY = "any"
@@ -118,6 +120,8 @@ class PolicyRules:
     max_command_chars: int
     warnings: tuple[str, ...] = ()
     max_syntax_nodes: int = 1500
+    temp_paths: tuple[str, ...] = ()
+    sensitive_examples: GlobSet = field(default_factory=lambda: GlobSet(()))
     _globbed: dict[str, ProgramRule | None] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from safety.policy_paths import PathContext, PathInfo, PathKind, classify
 from safety.policy_rules import PolicyRules
-from safety.shell_words import Word
+from safety.shell_words import DYN, Word
 from safety.verdict import Finding, VerdictSpec
 
 _CLASSIFY_MEMO_SIZE = 4096
+_EXPANSION_ASSIGNS = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]]*\])?:?=")
+"""``${NAME=value}`` and ``${NAME:=value}`` assign NAME when it is unset (or empty)."""
 SECRET_RULES = frozenset({"path.sensitive", "env.dump", "env.secret_variable"})
 
 
@@ -68,6 +71,10 @@ class TargetJudge:
         """Judge positional arguments as reads or writes."""
         if kind == "none" or not words:
             return
+        if kind in ("names", "subscripts"):
+            for word in words:
+                self.variable_name(word, assigns=kind == "names")
+            return
         if kind == "read":
             reads, writes = list(words), []
         elif kind == "copy" and len(words) > 1:
@@ -89,6 +96,8 @@ class TargetJudge:
             self.rules.sensitive,
             self.rules.null_devices,
             self.rules.system_paths,
+            self.rules.temp_paths,
+            self.rules.sensitive_examples,
         )
 
     def classify(self, word: Word) -> list[PathInfo]:
@@ -123,6 +132,8 @@ class TargetJudge:
                 self.hit("write.git", info.shown)
             elif info.device:
                 self.hit("write.device", info.shown)
+            elif info.temp:
+                self.hit("write.temp", info.shown)
             elif info.kind is PathKind.OUTSIDE:
                 self.hit("write.outside", info.shown)
             elif info.sensitive:
@@ -150,8 +161,29 @@ class TargetJudge:
         elif name in self.rules.variables_approve:
             self.hit("env.dangerous_assignment", name)
 
+    def variable_name(self, word: Word, *, assigns: bool = True) -> None:
+        """A builtin's variable-name operand (``read NAME``, ``printf -v NAME``, ``test -v``):
+        the name is assigned, and bash evaluates an array subscript in it as arithmetic,
+        which runs ``$(...)`` inside it."""
+        if not word.is_static:
+            self.hit("env.dynamic_name", word.raw)
+            return
+        name, bracket, subscript = word.value.partition("[")
+        if assigns:
+            self.assignment(name)
+        if bracket and not subscript.rstrip("]").strip().isdigit():
+            self.hit("shell.array_subscript", word.raw)
+
     def secret_variables(self, word: Word) -> None:
-        """Flag expansions of variables that look like secrets (API keys, tokens)."""
+        """Flag expansions of variables that look like secrets (API keys, tokens), and
+        expansions that assign (``${NAME:=value}``) or evaluate a name (``${!ref}``)."""
         for var in word.variables:
             if var in self.rules.secret_variables:
                 self.hit("env.secret_variable", f"${var}")
+        for kind, text in word.segments:
+            if kind != DYN or "${" not in text:
+                continue
+            for name in _EXPANSION_ASSIGNS.findall(text):
+                self.assignment(name)
+            if "${!" in text:
+                self.hit("shell.indirect_expansion", text)

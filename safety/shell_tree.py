@@ -124,11 +124,48 @@ class TreeWalker:
             if marker is None:
                 return nested
             pseudo = [Word.literal(marker)]
+            if marker == "[[":
+                pseudo.extend(self.name_tests(node))
             index = self.add(pseudo, pairs=[], redirects=[], nested=nested, node=node, fn=fn)
             return [*nested, index]
         if kind == "comment":
             return []
+        if kind == "file_redirect":
+            # ``$(<file)``: a redirection on its own reads (or writes) the file
+            return self.with_redirects(
+                [], pairs=[], redirect_nodes=[node], nested=[], node=node, fn=fn
+            )
+        if kind == "for_statement":
+            return self.for_loop(node, fn)
         return [i for child in node.named_children for i in self.walk(child, fn)]
+
+    def name_tests(self, node: Node) -> list[Word]:
+        """``-v NAME`` / ``-R NAME`` operands of a test (bash evaluates subscripts in NAME)."""
+        out: list[Word] = []
+        stack = list(node.named_children)
+        while stack:
+            child = stack.pop()
+            if child.type == "unary_expression":
+                operator = child.named_children[0] if child.named_children else None
+                if operator is not None and self.text(operator) in ("-v", "-R"):
+                    operand = child.named_children[1:2]
+                    if operand:
+                        out += [Word.literal("-v"), self.word(operand[0], [])]
+            stack.extend(child.named_children)
+        return out
+
+    def for_loop(self, node: Node, fn: str | None) -> list[int]:
+        """``for NAME in ...`` assigns NAME: listed as a bare assignment before the body."""
+        variable = node.child_by_field_name("variable")
+        nested: list[int] = []
+        out: list[int] = []
+        if variable is not None:
+            pair = (self.text(variable), Word.literal(""))
+            out.append(self.add([], pairs=[pair], redirects=[], nested=nested, node=node, fn=fn))
+        out.extend(
+            i for child in node.named_children if child != variable for i in self.walk(child, fn)
+        )
+        return out
 
     def pipeline(self, stages: Sequence[Node], fn: str | None, before: list[int]) -> list[int]:
         """Link each stage to the stage before it only (the closure is computed on demand,

@@ -22,6 +22,7 @@ INFO_FLAGS = frozenset({"--version", "-V", "-VV", "--help", "-h", "-v", "-versio
 _AWK_UNSAFE = re.compile(
     r"\b(system|getline|ENVIRON|PROCINFO|close|fflush)\b|\||print[f]?\b[^;}]*>"
 )
+_AWK_INFO_OPTIONS = frozenset({"version", "v", "usage", "help", "dump"})
 _SED_ADDR = re.compile(r"\s*(\d+(~\d+)?|\$|/(\\.|[^/\\])*/[IM]*|\\(.)(?:(?!\4).)*\4)?")
 _SED_SIMPLE = frozenset("pdDnNPgGhHxlz=")
 _SED_FLAGS = re.compile(r"[gpiImM0-9]*")
@@ -110,9 +111,17 @@ def check_awk(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
     """awk: programs that run commands, write files or read the environment need approval."""
-    if args.has("-f", "--file") or not args.positionals:
+    info = [w.value for w in args.values("-W")]
+    if not args.positionals and info and all(v in _AWK_INFO_OPTIONS for v in info):
+        return
+    if args.has("-f", "--file", "-E", "--exec", "-i", "--include") or not args.positionals:
         ev.hit("awk.script", "program read from a file")
         return
+    if args.has("-l", "--load"):
+        ev.hit("awk.script", "loads an extension library")
+    for option in args.values("-W"):
+        if option.value not in _AWK_INFO_OPTIONS:
+            ev.hit("awk.script", f"-W {option.raw}")
     program = args.positionals[0]
     if not program.is_static or _AWK_UNSAFE.search(program.value):
         ev.hit("awk.script", program.raw)
@@ -123,7 +132,7 @@ def check_jq(
 ) -> None:
     """jq filters that read the environment count as an environment dump."""
     filters = [w.value for w in args.positionals[:1]] + [w.value for w in args.values("-f")]
-    if any("env" in f or "$__prog" in f for f in filters):
+    if any("env" in f.lower() or "$__prog" in f for f in filters):
         ev.hit("env.dump", "jq env")
 
 
@@ -262,7 +271,7 @@ def check_code_sources(ev: Evaluator, parsed: ParsedScript) -> None:
         elif decoders:
             ev.hit("deny.decode_to_shell", ", ".join(sorted(decoders)))
         elif cmd.index in ev.stdin_script and cmd.piped_stdin:
-            text = _printed_text(parsed, cmd, ev)
+            text = printed_input(parsed, cmd, ev)
             if text is None:
                 ev.hit("shell.stdin_script")
             else:
@@ -326,7 +335,7 @@ def _topological(parsed: ParsedScript) -> list[int]:
 _MAX_PRINTED_SOURCES = 256
 
 
-def _printed_text(parsed: ParsedScript, cmd: SimpleCommand, ev: Evaluator) -> str | None:
+def printed_input(parsed: ParsedScript, cmd: SimpleCommand, ev: Evaluator) -> str | None:
     """The text static printers feed a shell's input, or None when it is not known.
 
     The walk upstream stops at the first command that is not a static printer, and after

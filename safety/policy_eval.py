@@ -9,12 +9,12 @@ from safety.policy_checks import CHECKS
 from safety.policy_code_checks import check_code_sources
 from safety.policy_rules import ProgramRule, WrapperRule
 from safety.policy_targets import TargetJudge
+from safety.policy_wrappers import judge_wrapper
 from safety.shell_parse import ParsedScript, SimpleCommand, parse, program_name
 from safety.shell_words import Word
 from safety.verdict import Verdict
 
 MAX_WRAP_DEPTH = 8
-_ASSIGNMENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 class Evaluator(TargetJudge):
@@ -26,7 +26,7 @@ class Evaluator(TargetJudge):
         if self.nested >= 4:
             self.hit("parse.unparsable", f"{origin} scripts nested too deeply")
             return
-        saved = (self.current, self.index, self.names, self.cwd)
+        saved = (self.current, self.index, self.names, self.cwd, self.script_commands, self.command)
         self.nested += 1
         self.names = {}
         try:
@@ -38,7 +38,14 @@ class Evaluator(TargetJudge):
             self.run(parsed, origin)
         finally:
             self.nested -= 1
-            self.current, self.index, self.names, self.cwd = saved
+            (
+                self.current,
+                self.index,
+                self.names,
+                self.cwd,
+                self.script_commands,
+                self.command,
+            ) = saved
 
     def run(self, parsed: ParsedScript, origin: str = "") -> None:
         """Judge every simple command of ``parsed`` plus the cross-command rules."""
@@ -55,6 +62,7 @@ class Evaluator(TargetJudge):
         """Judge one simple command."""
         self.current = cmd.text
         self.index = cmd.index
+        self.script_commands, self.command = parsed, cmd
         self.names.setdefault(cmd.index, set())
         for redirect in cmd.redirects:
             self.redirect(redirect.op, redirect.target)
@@ -149,52 +157,8 @@ class Evaluator(TargetJudge):
 
     # ---- wrappers ------------------------------------------------------------------
     def wrapper(self, spec: WrapperRule, words: Sequence[Word], depth: int) -> None:
-        """Judge a wrapper and the command it runs."""
-        self.add(spec.verdict, spec.reason, spec.rule, None, specific=False)
-        i = 1
-        while i < len(words):
-            word = words[i]
-            value = word.value
-            if spec.assignments and _is_assignment(value):
-                name = value.split("=", 1)[0]
-                self.assignment(name)
-                i += 1
-                continue
-            if not value.startswith("-") or value == "-":
-                break
-            i += 1
-            if value == "--":
-                break
-            name, eq, _ = value.partition("=")
-            if name in spec.lookup_flags:
-                return
-            if name in spec.script_flags:
-                script = split_word(word, len(name) + 1) if eq else _at(words, i)
-                i += 0 if eq else 1
-                self.inline(script, f"{spec.name} {name}")
-                return
-            if name in spec.value_flags and not eq:
-                i += 1
-        inner = list(words[i + spec.skip :])
-        if spec.join and inner:
-            joined = Word.literal(" ".join(w.value for w in inner))
-            if all(w.is_static for w in inner):
-                self.inline(joined, spec.name)
-            else:
-                self.hit("program.dynamic", f"{spec.name} runs a command built at run time")
-            return
-        if not inner:
-            if spec.default_command:
-                inner = [Word.literal(w) for w in spec.default_command]
-            elif spec.alone == "env_dump":
-                self.hit("env.dump", spec.name)
-                return
-            elif spec.alone == "approve":
-                self.hit("program.unknown", f"{spec.name} without a command")
-                return
-            else:
-                return
-        self.argv(inner, depth + 1)
+        """Judge a wrapper and the command it runs (see :mod:`safety.policy_wrappers`)."""
+        judge_wrapper(self, spec, words, depth)
 
     def inline(self, script: Word | None, origin: str) -> None:
         """Judge the text of an inline script, or flag it when not static."""
@@ -205,6 +169,18 @@ class Evaluator(TargetJudge):
 
     # ---- programs ----------------------------------------------------------------
     def program(self, rule: ProgramRule, words: Sequence[Word], depth: int) -> None:
+        """Judge a program (or subcommand) rule and its arguments; a directory given to
+        ``-C``-like flags holds for this program only."""
+        if "chdir" not in rule.value_flags.values():
+            self.program_in_cwd(rule, words, depth)
+            return
+        saved = self.cwd
+        try:
+            self.program_in_cwd(rule, words, depth)
+        finally:
+            self.cwd = saved
+
+    def program_in_cwd(self, rule: ProgramRule, words: Sequence[Word], depth: int) -> None:
         """Judge a program (or subcommand) rule and its arguments."""
         args = words[1:]
         if rule.subcommands or rule.wraps:
@@ -252,6 +228,12 @@ class Evaluator(TargetJudge):
                     )
             if not matched and not rule.flag_allowed(flag.name):
                 self.hit("program.flag_not_allowed", f"{rule.name} {flag.name}")
+            elif (
+                rule.long_options is not None
+                and flag.name.startswith("--")
+                and flag.name not in rule.known_long
+            ):
+                self.hit("program.unknown_option", f"{rule.name} {flag.name}")
             self.flag_value(rule, flag)
 
     def flag_value(self, rule: ProgramRule, flag: Flag) -> None:
@@ -259,8 +241,13 @@ class Evaluator(TargetJudge):
         value = flag.value
         if value is None:
             return
-        kind = rule.value_flags.get(flag.name)
-        if kind == "read":
+        kind = rule.value_flags.get(flag.name) or rule.pair_flags.get(flag.name)
+        if kind == "chdir":
+            self.chdir(value)
+        elif kind == "operands":
+            self.path_read(value)
+            self.hit("input.hidden_operands", f"{rule.name} {flag.name} {value.raw}")
+        elif kind == "read":
             self.path_read(value)
         elif kind == "write":
             self.path_write(value)
@@ -282,11 +269,6 @@ class Evaluator(TargetJudge):
         check_code_sources(self, parsed)
         if self.secret_seen and self.network_seen and self.nested == 0:
             self.hit("deny.exfiltration", "secrets and network access in one command")
-
-
-def _is_assignment(value: str) -> bool:
-    name, eq, _ = value.partition("=")
-    return bool(eq) and bool(name) and not name[0].isdigit() and set(name) <= _ASSIGNMENT_CHARS
 
 
 def _at(words: Sequence[Word], i: int) -> Word | None:

@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 
 from safety.policy_paths import PathContext, PathInfo, PathKind, classify
 from safety.policy_rules import PolicyRules
+from safety.shell_model import ParsedScript, SimpleCommand
 from safety.shell_words import DYN, Word
 from safety.verdict import Finding, VerdictSpec
 
@@ -40,6 +41,8 @@ class TargetJudge:
         self.inline_done = False
         self._classified: dict[tuple[tuple[tuple[str, str], ...], str | None], list[PathInfo]]
         self._classified = {}
+        self.script_commands: ParsedScript | None = None
+        self.command: SimpleCommand | None = None
 
     # ---- findings -------------------------------------------------------------
     def add(
@@ -87,6 +90,17 @@ class TargetJudge:
             self.path_read(word)
         for word in writes:
             self.path_write(word)
+
+    def chdir(self, word: Word) -> None:
+        """A program runs in directory ``word`` (``env -C``, ``git -C``, ``make -C``):
+        later relative paths are judged from there; outside the workspace needs approval
+        and leaves the directory unknown."""
+        infos = self.classify(word)
+        if len(infos) == 1 and infos[0].kind in (PathKind.INSIDE, PathKind.WORKSPACE_ROOT):
+            self.cwd = infos[0].shown
+        else:
+            self.cwd = None
+            self.hit("cd.outside", word.raw)
 
     def path_context(self) -> PathContext:
         """What path classification needs right now."""

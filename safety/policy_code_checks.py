@@ -202,6 +202,9 @@ def check_interpreter(
             module_word = Word.literal(value[2:]) if len(value) > 2 else _at(rest, i + 1)
             after = rest[i + 1 :] if len(value) > 2 else rest[i + 2 :]
             target = rule.modules.get(module_word.value) if module_word else None
+            ev.hit(
+                "interpreter.module_from_cwd", f"{name} -m {module_word.raw if module_word else ''}"
+            )
             if target is None:
                 ev.hit("interpreter.script", f"{name} -m {module_word.raw if module_word else ''}")
             else:

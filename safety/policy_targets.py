@@ -76,7 +76,7 @@ class TargetJudge:
             return
         if kind in ("names", "subscripts"):
             for word in words:
-                self.variable_name(word, assigns=kind == "names")
+                self.variable_name(word, assigns=kind == "names", unsets=kind == "subscripts")
             return
         if kind == "read":
             reads, writes = list(words), []
@@ -175,7 +175,13 @@ class TargetJudge:
         elif name in self.rules.variables_approve:
             self.hit("env.dangerous_assignment", name)
 
-    def variable_name(self, word: Word, *, assigns: bool = True) -> None:
+    def unassignment(self, name: str) -> None:
+        """Unsetting a variable the policy watches (``env -u GIT_CONFIG_COUNT``,
+        ``unset GIT_PAGER``) can take away hardening the command was given: ask."""
+        if name in self.rules.variables_deny or name in self.rules.variables_approve:
+            self.hit("env.dangerous_assignment", f"unsets {name}")
+
+    def variable_name(self, word: Word, *, assigns: bool = True, unsets: bool = False) -> None:
         """A builtin's variable-name operand (``read NAME``, ``printf -v NAME``, ``test -v``):
         the name is assigned, and bash evaluates an array subscript in it as arithmetic,
         which runs ``$(...)`` inside it."""
@@ -185,6 +191,8 @@ class TargetJudge:
         name, bracket, subscript = word.value.partition("[")
         if assigns:
             self.assignment(name)
+        elif unsets:
+            self.unassignment(name)
         if bracket and not subscript.rstrip("]").strip().isdigit():
             self.hit("shell.array_subscript", word.raw)
 

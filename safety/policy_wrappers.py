@@ -157,6 +157,8 @@ def _options(
             options.split_unusual = True
     if taken is None:
         return
+    if spec.assignments and any(n in ("-u", "--unset") for n in names):
+        ev.unassignment(taken.value)
     for kind in kinds:
         if kind == "read":
             ev.path_read(taken)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from safety.braces import expand_argv
 from safety.policy_args import Flag, ParsedArgs, split_args, split_word
 from safety.policy_checks import CHECKS
 from safety.policy_code_checks import check_code_sources
@@ -85,6 +86,16 @@ class Evaluator(TargetJudge):
         if program.is_static and not program.is_plain:
             self.hit("program.obfuscated", program.raw)
         self.argv(list(cmd.words), 0, inline_done=cmd.inline_parsed)
+        self.brace_expanded(cmd)
+
+    def brace_expanded(self, cmd: SimpleCommand) -> None:
+        """Judge the command again as bash runs it after brace expansion (``find .
+        {-delete,}`` is ``find . -delete``); too many words need approval."""
+        expanded = expand_argv(cmd.words)
+        if expanded is None:
+            self.hit("input.brace_expansion", cmd.text[:80])
+        elif expanded and [w.raw for w in expanded] != [w.raw for w in cmd.words]:
+            self.argv(expanded, 0)
 
     def argv(self, words: Sequence[Word], depth: int, *, inline_done: bool = False) -> None:
         """Judge a command given as words (after any wrappers were removed)."""

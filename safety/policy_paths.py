@@ -46,6 +46,8 @@ class PathInfo:
     device: bool = False
     temp: bool = False
     """Strictly below a temporary directory (``/tmp/x``)."""
+    temp_dir: bool = False
+    """A temporary directory itself (``/tmp``): writing into it is like writing below it."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ def _outside(value: str, ctx: PathContext, *, home: bool, unknown_cwd: bool = Fa
         system=system,
         device=norm.startswith("/dev/"),
         temp=not home and not unknown_cwd and _below_temp(norm, ctx),
+        temp_dir=not home and not unknown_cwd and norm in ctx.temp_paths,
     )
 
 

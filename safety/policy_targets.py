@@ -146,7 +146,7 @@ class TargetJudge:
                 self.hit("write.git", info.shown)
             elif info.device:
                 self.hit("write.device", info.shown)
-            elif info.temp:
+            elif info.temp or info.temp_dir:
                 self.hit("write.temp", info.shown)
             elif info.kind is PathKind.OUTSIDE:
                 self.hit("write.outside", info.shown)

@@ -54,7 +54,8 @@ def _visit(
     if kind == "word":
         flags["escaped"] |= "\\" in raw
         segs.append((LIT, unescape_unquoted(raw)))
-    elif kind in ("number", "variable_name", "file_descriptor"):
+    elif kind in ("number", "variable_name", "file_descriptor", "brace_expression"):
+        # brace_expression is a ``{1..3}`` sequence: literal text, expanded by the policy
         segs.append((LIT, raw))
     elif kind == "raw_string":
         flags["quoted"] = True

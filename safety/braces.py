@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import bracex
 
-from safety.shell_words import Word
+from safety.shell_words import Word, unescape_unquoted
 
 MAX_EXPANSIONS = 64
 MAX_ARGV_WORDS = 256
@@ -36,12 +36,15 @@ def expand_argv(words: Sequence[Word], *, limit: int = MAX_ARGV_WORDS) -> list[W
         return list(words)
     out: list[Word] = []
     for word in words:
-        if not word.is_plain or "{" not in word.value:
+        if not word.is_static or word.quoted or word.ansi_c or "{" not in word.raw:
             out.append(word)
             continue
-        variants = expand_braces(word.value, limit=limit)
+        # braces expand before quote removal: an escaped word expands from its raw text
+        variants = expand_braces(word.raw if word.escaped else word.value, limit=limit)
         if variants is None:
             return None
+        if word.escaped:
+            variants = [unescape_unquoted(v) for v in variants]
         # like bash, an empty result of an unquoted expansion is no word at all
         out.extend(Word.literal(v) for v in variants if v or len(variants) == 1)
         if len(out) > limit:

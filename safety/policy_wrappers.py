@@ -173,7 +173,8 @@ def _options(
 
 def _with_input(ev: Evaluator, inner: list[Word], options: _Options) -> list[list[Word]]:
     """The command lines xargs may run: its input, when printed by static printers in the
-    same command, is judged name by name; otherwise an unknown name stands for it."""
+    same command, is judged name by name; otherwise an unknown name stands for it. Without
+    a replace string the command also runs as given (on empty input)."""
     names: list[Word] = []
     text = None if options.names_from_file else input_text(ev)
     if text is None and not options.names_from_file and _from_workspace_lister(ev):
@@ -186,7 +187,8 @@ def _with_input(ev: Evaluator, inner: list[Word], options: _Options) -> list[lis
         names.append(INPUT_NAMES)
     replace = options.replace
     if replace is None:
-        return [[*inner, *names]]
+        # GNU xargs runs the command once even when its input is empty
+        return [list(inner), [*inner, *names]]
     out: list[list[Word]] = []
     for name in names:
         out.append([_substitute(w, replace, name) for w in inner])

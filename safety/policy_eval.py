@@ -91,6 +91,8 @@ class Evaluator(TargetJudge):
     def brace_expanded(self, cmd: SimpleCommand) -> None:
         """Judge the command again as bash runs it after brace expansion (``find .
         {-delete,}`` is ``find . -delete``); too many words need approval."""
+        if "{" not in cmd.text:
+            return
         expanded = expand_argv(cmd.words)
         if expanded is None:
             self.hit("input.brace_expansion", cmd.text[:80])

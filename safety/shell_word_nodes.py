@@ -30,6 +30,9 @@ def read_word(node: Node, walk: Callable[[Node], None], text: Callable[[Node], s
 
     ``text`` returns a node's source text.
     """
+    if node.type == "word":  # the common case, without the general walk
+        raw = text(node)
+        return Word(raw, ((LIT, unescape_unquoted(raw)),), escaped="\\" in raw)
     segs: list[tuple[str, str]] = []
     flags = {"quoted": False, "escaped": False, "ansi_c": False}
     _visit(node, segs, flags, walk, text)

@@ -158,6 +158,7 @@ _PROGRAM_KEYS = frozenset(
         "modules",
         "pair_flags",
         "long_options",
+        "known_options",
     }
 )
 
@@ -219,6 +220,7 @@ def _program(name: str, rule_id: str, table: Mapping[str, Any]) -> ProgramRule:
         modules=MappingProxyType(dict(table.get("modules", {}))),
         pair_flags=MappingProxyType(pair_flags),
         long_options=tuple(long_options) if long_options is not None else None,
+        known_options=tuple(table.get("known_options", ())),
     )
 
 

@@ -72,11 +72,15 @@ class ProgramRule:
     """Flags that take two words (``jq --rawfile NAME FILE``): flag -> kind of the second."""
     long_options: tuple[str, ...] | None = None
     """Every long option the program has, when listed: any other needs approval."""
+    known_options: tuple[str, ...] = ()
+    """Harmless long options that a dangerous one starts with (git diff --text is not an
+    abbreviation of --textconv)."""
 
     @cached_property
     def known_long(self) -> tuple[str, ...]:
         """The long options this rule names (for resolving GNU abbreviations)."""
         names = [*self.value_flags, *self.pair_flags, *(self.long_options or ())]
+        names += self.known_options
         names += [f for fr in self.flag_rules for f in fr.flags if not _is_glob(f)]
         names += [f for f in self.flags or () if not _is_glob(f)]
         return tuple(dict.fromkeys(n for n in names if n.startswith("--")))

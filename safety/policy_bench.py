@@ -53,56 +53,63 @@ MIXED_COMMANDS: tuple[str, ...] = (
 """A mix like an agent's: mostly everyday commands, some asked, some denied (issue 16's
 classes among them)."""
 
-_UNITS: dict[str, str] = {
-    "pipeline of shells": "sh|",
-    "pipeline of printers": "cat|",
-    "command list": "ls;",
-    "unknown programs": "a;",
-    "and-list": "ls&&",
-    "arguments": " a",
-    "path arguments": " ./a",
-    "brace words": " {a,b}",
-    "variables": " $a",
-    "substitutions": " $(a)",
-    "unknown with destructive words": " rm",
-    "inline scripts": "bash -c 'ls;';",
-    "xargs pipeline": "echo x|xargs cat;",
-    "lines": "ls\n",
+_SHAPES: dict[str, tuple[str, str, str]] = {
+    # name: (prefix, repeated unit, suffix)
+    "pipeline of shells": ("", "sh|", ""),
+    "pipeline of printers": ("", "cat|", ""),
+    "command list": ("", "ls;", ""),
+    "unknown programs": ("", "a;", ""),
+    "and-list": ("", "ls&&", ""),
+    "lines": ("", "ls\n", ""),
+    "arguments": ("cat", " a", ""),
+    "path arguments": ("cat", " ./a", ""),
+    "brace words": ("cat", " {a,b}", ""),
+    "variables": ("cat", " $a", ""),
+    "substitutions": ("cat", " $(a)", ""),
+    "redirections": ("cat", " <a >b", ""),
+    "unknown with destructive words": ("x", " rm", ""),
+    "inline scripts": ("", "bash -c 'ls;';", ""),
+    "eval words": ("eval", " ls", ""),
+    "here-document script": ("sh <<'EOF'\n", "ls\n", "EOF"),
+    "printed script": ("echo '", "ls;", "' | sh"),
+    "xargs pipeline": ("", "echo x|xargs cat;", ""),
+    "compound commands": ("", "if a; then b; fi;", ""),
+    "functions": ("", "f(){ ls; };", ""),
+    "assignments": ("", "a=$(b);", ""),
 }
 
 
-def _fill(unit: str, limit: int, prefix: str = "") -> str:
-    count = max(1, (limit - len(prefix)) // len(unit))
-    return (prefix + unit * count)[:limit]
+def _repeat(shape: tuple[str, str, str], count: int) -> str:
+    prefix, unit, suffix = shape
+    return prefix + unit * count + suffix
 
 
-def _prefix(name: str) -> str:
-    if name in ("arguments", "path arguments", "brace words", "variables", "substitutions"):
-        return "cat"
-    return "x" if name == "unknown with destructive words" else ""
+def _most(shape: tuple[str, str, str], limit: int) -> int:
+    prefix, unit, suffix = shape
+    return max(1, (limit - len(prefix) - len(suffix)) // len(unit))
 
 
-def _under_budget(unit: str, prefix: str, policy: CommandPolicy, limit: int) -> str:
-    """The longest repetition of ``unit`` (at most ``limit`` chars) the parser still walks."""
-    lo, hi = 1, max(1, (limit - len(prefix)) // len(unit))
+def _under_budget(shape: tuple[str, str, str], policy: CommandPolicy, limit: int) -> str:
+    """The longest repetition (at most ``limit`` chars) the parser still walks."""
+    lo, hi = 1, _most(shape, limit)
     nodes = policy.rules.max_syntax_nodes
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if parse(prefix + unit * mid, max_nodes=nodes).too_complex:
+        if parse(_repeat(shape, mid), max_nodes=nodes).too_complex:
             hi = mid - 1
         else:
             lo = mid
-    return prefix + unit * lo
+    return _repeat(shape, lo)
 
 
 def worst_cases(policy: CommandPolicy) -> dict[str, str]:
-    """Expensive commands of at most the length limit, by shape."""
+    """Expensive commands of at most the length limit, by shape: repeated up to the limit,
+    and up to the syntax-node budget (the largest that is judged rather than asked)."""
     limit = policy.rules.max_command_chars
     out: dict[str, str] = {}
-    for name, unit in _UNITS.items():
-        prefix = _prefix(name)
-        out[f"{name} ({limit} chars)"] = _fill(unit, limit, prefix)
-        out[f"{name} (node budget)"] = _under_budget(unit, prefix, policy, limit)
+    for name, shape in _SHAPES.items():
+        out[f"{name} ({limit} chars)"] = _repeat(shape, _most(shape, limit))
+        out[f"{name} (node budget)"] = _under_budget(shape, policy, limit)
     return out
 
 

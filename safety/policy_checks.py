@@ -159,12 +159,7 @@ def check_cd(
         ev.cwd = None
         ev.hit("cd.outside", target.raw if target else "home directory")
         return
-    infos = ev.classify(target)
-    if len(infos) == 1 and infos[0].kind in (PathKind.INSIDE, PathKind.WORKSPACE_ROOT):
-        ev.cwd = infos[0].shown
-    else:
-        ev.cwd = None
-        ev.hit("cd.outside", target.raw)
+    ev.chdir(target)
 
 
 def check_cwd_unknown(

@@ -111,6 +111,8 @@ def _static(value: str, ctx: PathContext) -> PathInfo:
         return _outside(norm, ctx, home=False)
     if ctx.cwd is None:
         return _outside(value, ctx, home=False, unknown_cwd=True)
+    if ctx.cwd.startswith("/"):  # after cd into a temporary directory
+        return _static(posixpath.join(ctx.cwd, value), ctx)
     parts = [p for p in posixpath.join(ctx.cwd, value).split("/") if p not in ("", ".")]
     depth = 0
     for part in parts:

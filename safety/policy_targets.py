@@ -92,15 +92,18 @@ class TargetJudge:
             self.path_write(word)
 
     def chdir(self, word: Word) -> None:
-        """A program runs in directory ``word`` (``env -C``, ``git -C``, ``make -C``):
-        later relative paths are judged from there; outside the workspace needs approval
-        and leaves the directory unknown."""
+        """A program runs in directory ``word`` (``cd``, ``env -C``, ``git -C``): later
+        relative paths are judged from there. Outside the workspace needs approval and
+        leaves the directory unknown, except in a temporary directory, which is tracked."""
         infos = self.classify(word)
         if len(infos) == 1 and infos[0].kind in (PathKind.INSIDE, PathKind.WORKSPACE_ROOT):
             self.cwd = infos[0].shown
+            return
+        self.hit("cd.outside", word.raw)
+        if len(infos) == 1 and (infos[0].temp or infos[0].temp_dir):
+            self.cwd = infos[0].shown  # an absolute path: later relative paths are below it
         else:
             self.cwd = None
-            self.hit("cd.outside", word.raw)
 
     def path_context(self) -> PathContext:
         """What path classification needs right now."""

@@ -37,6 +37,29 @@ class SimpleCommand:
     inline_parsed: bool = False
     text: str = ""
 
+    def linked(
+        self,
+        upstream: frozenset[int],
+        *,
+        piped_stdin: bool | None = None,
+        inline_parsed: bool | None = None,
+        function: str | bool | None = True,
+    ) -> SimpleCommand:
+        """A copy with more upstream links (and other flags); ``function=True`` keeps it.
+        Much faster than ``dataclasses.replace``, which walks the fields every call."""
+        return SimpleCommand(
+            self.index,
+            self.words,
+            self.assignments,
+            self.redirects,
+            self.upstream | upstream if upstream else self.upstream,
+            self.piped_stdin if piped_stdin is None else piped_stdin,
+            self.origin,
+            self.function if function is True else function or None,
+            self.inline_parsed if inline_parsed is None else inline_parsed,
+            self.text,
+        )
+
     @property
     def program(self) -> Word | None:
         """The program word, if any."""

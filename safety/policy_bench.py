@@ -17,7 +17,8 @@ import statistics
 import time
 
 from safety.policy import CommandPolicy
-from safety.shell_parse import parse
+from safety.shell_parse import SHELLS, _parse_tree, parse
+from safety.shell_tree import TreeWalker
 
 MIXED_COMMANDS: tuple[str, ...] = (
     # everyday commands of a coding agent (allowed)
@@ -90,16 +91,23 @@ def _most(shape: tuple[str, str, str], limit: int) -> int:
 
 
 def _under_budget(shape: tuple[str, str, str], policy: CommandPolicy, limit: int) -> str:
-    """The longest repetition (at most ``limit`` chars) the parser still walks."""
-    lo, hi = 1, _most(shape, limit)
+    """The longest repetition (at most ``limit`` chars) the parser still walks: the node
+    count grows linearly with the repetitions, so two small parses estimate it, and a few
+    more step down to the largest that fits."""
     nodes = policy.rules.max_syntax_nodes
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if parse(_repeat(shape, mid), max_nodes=nodes).too_complex:
-            hi = mid - 1
-        else:
-            lo = mid
-    return _repeat(shape, lo)
+    one, two = _nodes(shape, 1), _nodes(shape, 2)
+    per = max(1, two - one)
+    count = min(_most(shape, limit), max(1, (nodes - one) // per + 1))
+    while count > 1 and parse(_repeat(shape, count), max_nodes=nodes).too_complex:
+        count -= max(1, count // 50)
+    return _repeat(shape, count)
+
+
+def _nodes(shape: tuple[str, str, str], count: int) -> int:
+    """Syntax nodes the parser counts for ``count`` repetitions (inner scripts included)."""
+    walker = TreeWalker(SHELLS, _parse_tree, max_nodes=1 << 30)
+    walker.run(_repeat(shape, count), origin="", depth=0)
+    return walker.nodes
 
 
 def worst_cases(policy: CommandPolicy) -> dict[str, str]:

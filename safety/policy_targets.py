@@ -202,6 +202,8 @@ class TargetJudge:
     def secret_variables(self, word: Word) -> None:
         """Flag expansions of variables that look like secrets (API keys, tokens), and
         expansions that assign (``${NAME:=value}``) or evaluate a name (``${!ref}``)."""
+        if word.is_static:
+            return
         for var in word.variables:
             if var in self.rules.secret_variables:
                 self.hit("env.secret_variable", f"${var}")

@@ -198,7 +198,7 @@ def _with_input(ev: Evaluator, inner: list[Word], options: _Options) -> list[lis
 def _from_workspace_lister(ev: Evaluator) -> bool:
     """True when every command piped into this one is a lister of workspace files."""
     parsed, command = ev.script_commands, ev.command
-    if parsed is None or command is None or not command.upstream:
+    if parsed is None or command is None or not command.piped_stdin or not command.upstream:
         return False
     for index in command.upstream:
         words = parsed.commands[index].words

@@ -145,8 +145,9 @@ class Evaluator(TargetJudge):
     def scan_embedded(self, words: Sequence[Word]) -> None:
         """Escalate to DENY when a destructive command hides in an unknown one's arguments.
 
-        Each destructive word is probed with the words up to the next one, so the scan
-        stays linear in the number of words.
+        Each destructive word is probed with the words up to the next one (for ``find``,
+        up to the end of its ``-exec`` command), so the scan stays linear in the number of
+        words.
         """
         starts = [
             i
@@ -161,11 +162,13 @@ class Evaluator(TargetJudge):
         probed: set[tuple[tuple[tuple[str, str], ...], ...]] = set()
         for k, i in enumerate(starts):
             end = starts[k + 1] if k + 1 < len(starts) else len(words)
+            if program_name(words[i]) == "find":
+                end = max(end, _exec_end(words, i))
             key = tuple(w.segments for w in words[i:end])
             if key not in probed:
                 probed.add(key)
                 probe.cwd = self.cwd
-                probe.argv(words[i:end], MAX_WRAP_DEPTH)
+                probe.argv(words[i:end], MAX_WRAP_DEPTH - 1)
         self.findings.extend(f for f in probe.findings if f.verdict is Verdict.DENY)
 
     # ---- wrappers ------------------------------------------------------------------
@@ -282,6 +285,18 @@ class Evaluator(TargetJudge):
         check_code_sources(self, parsed)
         if self.secret_seen and self.network_seen and self.nested == 0:
             self.hit("deny.exfiltration", "secrets and network access in one command")
+
+
+def _exec_end(words: Sequence[Word], start: int) -> int:
+    """The index after the ``;`` or ``+`` that ends find's first ``-exec`` command."""
+    in_exec = False
+    for i in range(start + 1, len(words)):
+        value = words[i].value
+        if value in ("-exec", "-execdir", "-ok", "-okdir"):
+            in_exec = True
+        elif in_exec and value in (";", "+"):
+            return i + 1
+    return len(words)
 
 
 def _at(words: Sequence[Word], i: int) -> Word | None:

@@ -20,8 +20,8 @@ MAX_ARGV_WORDS = 256
 
 def expand_braces(text: str, *, limit: int = MAX_EXPANSIONS) -> list[str] | None:
     """Expand braces in ``text``; None when the result would exceed ``limit`` words."""
-    if "{" not in text:
-        return [text]
+    if "{" not in text or ("," not in text and ".." not in text):
+        return [text]  # nothing to expand (``{}`` of find, ``${x}``)
     try:
         out = bracex.expand(text, limit=limit)
     except bracex.ExpansionLimitException:
@@ -32,7 +32,7 @@ def expand_braces(text: str, *, limit: int = MAX_EXPANSIONS) -> list[str] | None
 def expand_argv(words: Sequence[Word], *, limit: int = MAX_ARGV_WORDS) -> list[Word] | None:
     """The words bash runs after brace expansion of the unquoted words in ``words``:
     ``words`` itself when nothing expands, None when there would be more than ``limit``."""
-    if not any("{" in w.raw for w in words):
+    if not any("{" in w.raw and ("," in w.raw or ".." in w.raw) for w in words):
         return list(words)
     out: list[Word] = []
     for word in words:

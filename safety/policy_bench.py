@@ -74,6 +74,7 @@ _SHAPES: dict[str, tuple[str, str, str]] = {
     "here-document script": ("sh <<'EOF'\n", "ls\n", "EOF"),
     "printed script": ("echo '", "ls;", "' | sh"),
     "xargs pipeline": ("", "echo x|xargs cat;", ""),
+    "find -exec commands": ("x", " find ./a -exec rm {} \\; -o", ""),
     "compound commands": ("", "if a; then b; fi;", ""),
     "functions": ("", "f(){ ls; };", ""),
     "assignments": ("", "a=$(b);", ""),

@@ -16,6 +16,7 @@ from safety.shell_words import Word
 from safety.verdict import Verdict
 
 MAX_WRAP_DEPTH = 8
+_MAX_PROBES = 64
 
 
 class Evaluator(TargetJudge):
@@ -147,7 +148,8 @@ class Evaluator(TargetJudge):
 
         Each destructive word is probed with the words up to the next one (for ``find``,
         up to the end of its ``-exec`` command), so the scan stays linear in the number of
-        words.
+        words; at most ``_MAX_PROBES`` distinct probes run (the command needs approval
+        anyway, as an unknown program).
         """
         starts = [
             i
@@ -165,6 +167,8 @@ class Evaluator(TargetJudge):
             if program_name(words[i]) == "find":
                 end = max(end, _exec_end(words, i))
             key = tuple(w.segments for w in words[i:end])
+            if len(probed) >= _MAX_PROBES or any(f.verdict is Verdict.DENY for f in probe.findings):
+                break  # one DENY decides; past _MAX_PROBES the (unknown) command is asked
             if key not in probed:
                 probed.add(key)
                 probe.cwd = self.cwd

@@ -123,8 +123,9 @@ def check_awk(
         if option.value not in _AWK_INFO_OPTIONS:
             ev.hit("awk.script", f"-W {option.raw}")
     program = args.positionals[0]
-    if not program.is_static or _AWK_UNSAFE.search(program.value):
-        ev.hit("awk.script", program.raw)
+    for text in (program, *args.values("-e", "--source")):
+        if not text.is_static or _AWK_UNSAFE.search(text.value):
+            ev.hit("awk.script", text.raw)
 
 
 def check_jq(

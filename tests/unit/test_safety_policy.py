@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from safety.policy import CommandPolicy, Decision, Verdict, benchmark
+from safety.policy import CommandPolicy, Decision, Verdict
+from safety.policy_bench import measure as benchmark
 
 ALLOW = Verdict.ALLOW
 APPROVE = Verdict.REQUIRE_APPROVAL
@@ -139,7 +140,7 @@ DENIED = [
     "echo x > .git/config",
     "cat payload > .git/hooks/pre-commit",
     "echo x > ../outside.txt",
-    "ls > /tmp/out.txt",
+    "ls > ~/out.txt",
     "> ~/.bashrc",
     "exec 3> /etc/motd",
     "tee /etc/hosts < x",
@@ -237,6 +238,7 @@ NEEDS_APPROVAL = [
     "ls ~",
     "cat ../secrets.txt",
     "cd /tmp",
+    "ls > /tmp/out.txt",  # below a temporary directory: asked on the host (issue 16)
     "PATH=/tmp/evil:$PATH ls",
     "GIT_PAGER=evil git log",
     "PAGER=evil git log",

@@ -83,7 +83,7 @@ class DockerEngine:
         self, repo_root: Path, image: str, job: dict[str, Any], timeout_s: float
     ) -> dict[str, Any]:
         payload = base64.b64encode(json.dumps(job).encode()).decode()
-        command = ["python3", "-c", DRIVER_SOURCE, "once", payload]
+        command = ["python3", "-c", DRIVER_SOURCE, "once", payload, "--sweep"]
         api = self._client.api
         container_id = self._create(repo_root, image, command, warm=False)
         try:

@@ -25,7 +25,7 @@ LABEL = "lsp-agent.sandbox"
 # The whole environment of every sandbox process.
 SANDBOX_ENV = {
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "HOME": "/tmp",
+    "HOME": "/tmp/home",  # made afresh for every job (sandbox/driver.py)
     "LANG": "C.UTF-8",
     # No bytecode caches: a patched file can keep its size and mtime second, and a stale
     # .pyc would then run the old code. Every job starts from a fresh copy anyway.

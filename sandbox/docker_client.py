@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
 BUILD_HINT = "run `lsp-agent sandbox build`"
+LOCAL_ONLY = (
+    "only a Docker engine on this machine is supported (the sandbox mounts the repository "
+    "from this machine's disk); unset DOCKER_HOST or point it at the local socket. For "
+    "remote or shared engines see sandbox/README.md"
+)
+_LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
 
 
 class EngineUnavailable(Exception):
@@ -36,6 +43,21 @@ def connect(timeout_s: float = 10.0) -> Any:
             "(e.g. `sudo systemctl start docker`)"
         ) from exc
     return client
+
+
+def remote_engine(client: Any) -> str | None:
+    """The engine's address when it is not on this machine (None for a local engine).
+
+    Unix sockets and named pipes are local; tcp to a loopback address is local; any
+    other address (tcp://host, ssh://host) is remote.
+    """
+    base_url = str(getattr(getattr(client, "api", client), "base_url", ""))
+    host = base_url.split("://", 1)[-1].split("/", 1)[0]
+    if base_url.startswith("http+docker://") and host in ("localhost", "localnpipe"):
+        return None  # docker-py's name for a unix socket or a named pipe
+    if host.rsplit(":", 1)[0] in _LOCAL_HOSTS:
+        return None
+    return os.environ.get("DOCKER_HOST") or base_url or "an unknown address"
 
 
 def engine_reachable(timeout_s: float = 5.0) -> bool:

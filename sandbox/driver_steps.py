@@ -73,8 +73,12 @@ def prepare(job: dict[str, Any]) -> dict[str, Any]:
         if not os.path.realpath(dest).startswith(root + os.sep):
             report["error"] = f"overlay path {path!r} leads out of the repository (symlink)"
             return report
-        with open(dest, "w", encoding="utf-8", newline="") as handle:
+        # A new file put in place (not written into): the tree's files may belong to
+        # another uid than the job's, while its directories are the job's.
+        fresh = dest + ".lsp-agent-overlay"
+        with open(fresh, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
+        os.replace(fresh, dest)
     if job.get("diff") is not None:
         report["stage"] = "apply"
         report["applies"], report["apply_output"] = _git_apply(work, job["diff"], job["strip"])

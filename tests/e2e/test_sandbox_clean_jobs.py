@@ -66,8 +66,10 @@ def test_a_planted_module_does_not_reach_the_next_patch_check(box):
 
 
 def test_what_a_check_writes_in_its_work_tree_is_gone_for_the_next_job(box):
-    wrote = box.run(["sh", "-c", "echo junk > pkg/junk.py && echo changed > pkg/calc.py"])
+    wrote = box.run(["sh", "-c", "echo junk > pkg/junk.py && sed -i s/a/z/ pkg/calc.py"])
     assert wrote.ok, wrote.stderr
     after = box.run(["sh", "-c", "ls pkg; cat pkg/calc.py"])
     assert "junk.py" not in after.stdout
     assert "return a + b" in after.stdout
+    assert box.run(["sh", "-c", "rm -r pkg tests; ls"]).ok
+    assert box.run(["cat", "pkg/calc.py"]).stdout == "def add(a, b):\n    return a + b\n"

@@ -21,6 +21,10 @@ class EngineUnavailable(Exception):
     """The Docker engine cannot be reached (not installed, not running, no permission)."""
 
 
+class RemoteEngine(EngineUnavailable):
+    """The configured engine is on another machine; the sandbox needs a local one."""
+
+
 def connect(timeout_s: float = 10.0) -> Any:
     """A `docker.DockerClient` that answered a ping, or raise `EngineUnavailable`."""
     try:
@@ -28,12 +32,19 @@ def connect(timeout_s: float = 10.0) -> Any:
         from docker.errors import DockerException
     except ImportError as exc:  # pragma: no cover - docker is a declared dependency
         raise EngineUnavailable(f"the docker Python package is missing ({exc})") from exc
+    remote = remote_address(os.environ.get("DOCKER_HOST", ""))
+    if remote is not None:
+        raise RemoteEngine(f"the Docker engine at {remote} is not on this machine: {LOCAL_ONLY}")
     try:
         client = docker.from_env(timeout=int(max(1.0, timeout_s)))
     except DockerException as exc:
         raise EngineUnavailable(
             f"cannot reach the Docker engine ({_first_line(exc)}): install and start Docker"
         ) from exc
+    remote = remote_engine(client)
+    if remote is not None:
+        client.close()
+        raise RemoteEngine(f"the Docker engine at {remote} is not on this machine: {LOCAL_ONLY}")
     try:
         client.ping()
     except Exception as exc:
@@ -46,18 +57,27 @@ def connect(timeout_s: float = 10.0) -> Any:
 
 
 def remote_engine(client: Any) -> str | None:
-    """The engine's address when it is not on this machine (None for a local engine).
+    """The engine's address when it is not on this machine (None for a local engine)."""
+    base_url = str(getattr(getattr(client, "api", client), "base_url", ""))
+    if base_url.startswith("http+docker://") and base_url.endswith("://ssh"):
+        return os.environ.get("DOCKER_HOST") or base_url  # docker-py's name for ssh://
+    return remote_address(base_url)
 
-    Unix sockets and named pipes are local; tcp to a loopback address is local; any
+
+def remote_address(url: str) -> str | None:
+    """`url` (a DOCKER_HOST or an API base URL) when it names another machine, else None.
+
+    Unix sockets and named pipes are local, and so is tcp to a loopback address; any
     other address (tcp://host, ssh://host) is remote.
     """
-    base_url = str(getattr(getattr(client, "api", client), "base_url", ""))
-    host = base_url.split("://", 1)[-1].split("/", 1)[0]
-    if base_url.startswith("http+docker://") and host in ("localhost", "localnpipe"):
-        return None  # docker-py's name for a unix socket or a named pipe
-    if host.rsplit(":", 1)[0] in _LOCAL_HOSTS:
+    if not url or url.startswith(("unix://", "npipe://", "http+unix://")):
         return None
-    return os.environ.get("DOCKER_HOST") or base_url or "an unknown address"
+    host = url.split("://", 1)[-1].split("/", 1)[0]
+    if url.startswith("http+docker://") and host in ("localhost", "localnpipe"):
+        return None  # docker-py's name for a unix socket or a named pipe
+    if host.rsplit(":", 1)[0] in _LOCAL_HOSTS or host in _LOCAL_HOSTS:
+        return None
+    return url
 
 
 def engine_reachable(timeout_s: float = 5.0) -> bool:

@@ -21,8 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import driver, driver_steps
-from sandbox.docker_client import BUILD_HINT, LOCAL_ONLY, connect, remote_engine
-from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError
+from sandbox.docker_client import (
+    BUILD_HINT,
+    LOCAL_ONLY,
+    RemoteEngine,
+    connect,
+    remote_engine,
+)
+from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError, EngineNotLocal
 from sandbox.hardening import WORKSPACE, container_options, host_config_options
 from sandbox.image import image_exists
 from sandbox.repo_view import TREES, RepoView, build_view, overlay_possible
@@ -48,13 +54,17 @@ class DockerEngine:
         self._owns_client = client is None
         try:
             self._client = connect() if client is None else client
+        except RemoteEngine as exc:
+            raise EngineNotLocal(str(exc)) from exc
         except Exception as exc:
             raise EngineError(str(exc)) from exc
         remote = remote_engine(self._client)
         if remote is not None:
             if self._owns_client:
                 self._client.close()
-            raise EngineError(f"the Docker engine at {remote} is not on this machine: {LOCAL_ONLY}")
+            raise EngineNotLocal(
+                f"the Docker engine at {remote} is not on this machine: {LOCAL_ONLY}"
+            )
         self.overlay: bool | None = None  # None: not tried yet; False: copy mode
 
     @property

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_agent.settings import Settings
 from sandbox import open_sandbox
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from tests.repo_samples import CALC_DIFF, tree_digest
 
@@ -36,7 +36,7 @@ LOOK = (
 @pytest.fixture
 def box(tmp_repo, sandbox_image):
     before = tree_digest(tmp_repo)
-    sandbox = open_sandbox(tmp_repo, Settings(sandbox_backend="docker", sandbox_timeout_s=30))
+    sandbox = open_sandbox(tmp_repo, SandboxConfig(backend="docker", timeout_s=30))
     assert isinstance(sandbox, DockerSandbox)
     yield sandbox
     sandbox.close()

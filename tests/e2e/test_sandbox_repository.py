@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.settings import Settings
 from sandbox import open_sandbox
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from tests.conftest import git_init
 from tests.e2e.test_sandbox_abuse import OWNER, make_private
@@ -30,7 +30,7 @@ KEPT["tls/ca.pem"] = CERTIFICATE
 
 
 def open_docker(repo: Path) -> DockerSandbox:
-    box = open_sandbox(repo, Settings(sandbox_backend="docker", sandbox_timeout_s=60))
+    box = open_sandbox(repo, SandboxConfig(backend="docker", timeout_s=60))
     assert isinstance(box, DockerSandbox), box
     return box
 
@@ -145,7 +145,7 @@ def test_copy_mode_serves_engines_without_overlay_mounts(tmp_repo, sandbox_image
     before = tree_digest(tmp_repo)
     engine = DockerEngine()
     engine.overlay = False  # what an engine that cannot mount overlays falls back to
-    settings = Settings(sandbox_backend="docker", sandbox_timeout_s=60)
+    settings = SandboxConfig(backend="docker", timeout_s=60)
     with DockerSandbox(tmp_repo, settings, engine=engine, image=sandbox_image) as box:
         check = box.check_patch(CALC_DIFF)
         assert check.check_status == "passed", check.output

@@ -109,3 +109,14 @@ def test_a_missing_embedded_model_file_fails_and_names_it() -> None:
     check = check_model(Settings(model_id="embedded:/nonexistent/model.gguf"))
     assert check.status is Status.FAIL and check.required
     assert "/nonexistent/model.gguf" in check.detail
+
+
+def test_doctor_says_plainly_that_a_remote_engine_is_not_supported(monkeypatch):
+    from lsp_agent.cli.doctor import check_docker
+    from lsp_agent.settings import Settings
+
+    monkeypatch.setenv("DOCKER_HOST", "ssh://builder@build-box.invalid")
+    check = check_docker(Settings(sandbox_backend="docker"))
+    assert check.status.name == "FAIL"
+    assert "not on this machine" in check.detail
+    assert "only a Docker engine on this machine is supported" in check.detail

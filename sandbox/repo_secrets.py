@@ -9,6 +9,7 @@ metadata); its config files are served without credentials instead.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from collections.abc import Iterator
@@ -65,10 +66,12 @@ def scan(repo_root: Path) -> RepoScan:
         prefix = "" if relative_dir == "." else relative_dir + "/"
         dirnames[:] = [name for name in dirnames if name not in UNWALKED]
         result.directories.extend(prefix + name for name in dirnames)
+        hinted_dir = any(_DIR_HINT.match(part) for part in prefix.split("/") if part)
         for name in filenames:
-            path = prefix + name
-            if is_secret(path, os.path.join(directory, name)):
-                result.secrets.append(path)
+            if not (hinted_dir or _NAME_HINT.match(name)):
+                continue
+            if is_secret(prefix + name, os.path.join(directory, name)):
+                result.secrets.append(prefix + name)
         seen += len(filenames) + len(dirnames)
         if seen > MAX_ENTRIES:
             break
@@ -84,7 +87,21 @@ def scan(repo_root: Path) -> RepoScan:
     return result
 
 
+def _glob_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns), re.IGNORECASE)
+
+
+# A fast first look (one regex per file); the full rules decide only for the few it passes.
+_NAME_HINT = _glob_regex(RULES.names)
+_DIR_HINT = _glob_regex(
+    RULES.dirs + tuple(p.split("/", 1)[0] for p in RULES.paths if not p.startswith("/"))
+)
+
+
 def is_secret(relative: str, path: str) -> bool:
+    parts = relative.split("/")
+    if not _NAME_HINT.match(parts[-1]) and not any(_DIR_HINT.match(p) for p in parts[:-1]):
+        return False
     if RULES.match(relative) is None:
         return False
     name = relative.rsplit("/", 1)[-1]

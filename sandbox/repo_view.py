@@ -81,6 +81,7 @@ def build_view(repo_root: Path, *, overlay: bool, trees: int = TREES) -> RepoVie
     repo_root = repo_root.resolve()
     view = RepoView(repo_root, overlay=overlay, trees=trees, user=container_user(repo_root))
     found = scan(repo_root)
+    remove_orphans()
     view.scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
     os.chmod(view.scratch, 0o711)
     try:
@@ -92,6 +93,28 @@ def build_view(repo_root: Path, *, overlay: bool, trees: int = TREES) -> RepoVie
         view.close()
         raise
     return view
+
+
+def remove_orphans(directory: str | None = None) -> list[Path]:
+    """Remove scratch directories left by processes that died (a kill -9 skips cleanup).
+
+    Docker removes such a process's containers itself (their stdin closed); only ours
+    (same uid) are touched, and only when the pid in the name no longer runs.
+    """
+    removed = []
+    base = Path(directory or tempfile.gettempdir())
+    for path in base.glob(f"{SCRATCH_PREFIX}*-*"):
+        pid_text = path.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
+        try:
+            if not pid_text.isdigit() or path.stat().st_uid != os.geteuid():
+                continue
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            _remove_tree(path)
+            removed.append(path)
+        except OSError:
+            continue  # alive (PermissionError: another user's process) or gone already
+    return removed
 
 
 def _overlay_mounts(view: RepoView, found: RepoScan) -> None:

@@ -180,3 +180,26 @@ class _Client:
 def test_remote_engines_are_recognised(base_url, remote, monkeypatch):
     monkeypatch.delenv("DOCKER_HOST", raising=False)
     assert (remote_engine(_Client(base_url)) is not None) == remote
+
+
+def test_scratch_of_dead_processes_is_removed(tmp_path):
+    from sandbox.repo_view import SCRATCH_PREFIX, remove_orphans
+
+    dead = next(pid for pid in range(4_000_000, 3_000_000, -1) if not _alive(pid))
+    orphan = tmp_path / f"{SCRATCH_PREFIX}{dead}-abc"
+    (orphan / "upper-0" / "pkg").mkdir(parents=True)
+    (orphan / "upper-0" / "pkg" / "x.py").write_text("x")
+    mine = tmp_path / f"{SCRATCH_PREFIX}{os.getpid()}-def"
+    mine.mkdir()
+    assert remove_orphans(str(tmp_path)) == [orphan]
+    assert not orphan.exists() and mine.exists()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

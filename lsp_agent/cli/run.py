@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from lsp_agent.agent.job_types import JobResult, ProgressEvent
 from lsp_agent.settings import Settings, load_settings
@@ -35,11 +36,16 @@ def approval_gate(yes: bool, console: Console, interactive: bool) -> ApprovalGat
 
 
 def print_progress(console: Console, event: ProgressEvent) -> None:
+    # Text from the model and the repository is printed as text, never as rich markup
+    # (a patch line's "[rejected]" would otherwise vanish as an unknown tag).
     if event.kind == "tool":
-        console.print(f"[dim]  … {event.tool}[/dim]")
+        console.print(f"[dim]  … {escape(event.tool or '')}[/dim]")
         return
-    tool = f"[cyan]{event.tool}[/cyan]" if event.tool else "(no tool)"
-    console.print(f"step {event.step}/{event.max_steps} {tool} {event.message}")
+    if event.kind == "info":
+        console.print(f"[yellow]{escape(event.message)}[/yellow]")
+        return
+    tool = f"[cyan]{escape(event.tool)}[/cyan]" if event.tool else "(no tool)"
+    console.print(f"step {event.step}/{event.max_steps} {tool} {escape(event.message)}")
 
 
 def print_result(console: Console, result: JobResult) -> None:
@@ -49,11 +55,11 @@ def print_result(console: Console, result: JobResult) -> None:
         f" in {result.duration_s:.1f} s"
     )
     if result.error:
-        console.print(f"[red]{result.error}[/red]")
+        console.print(f"[red]{escape(result.error)}[/red]")
     for line in result.patches:
-        console.print(f"patch {line}")
+        console.print(f"patch {escape(line)}")
     if result.answer:
-        console.print(f"\n{result.answer}")
+        console.print(f"\n{escape(result.answer)}")
 
 
 def run_task(

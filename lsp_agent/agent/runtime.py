@@ -42,6 +42,7 @@ def _tool_context(
     from safety.policy import CommandPolicy
     from safety.run_state import AgentState
     from sandbox import open_sandbox
+    from tools.approval_gate import HostCommandApproval
     from tools.base import ToolContext, ToolLimits
 
     state = AgentState(max_steps=settings.agent_max_steps + 1)
@@ -59,7 +60,9 @@ def _tool_context(
         approvals=approvals,
         state=state,
         writer=writer,
-        sandbox_factory=lambda: open_sandbox(workspace.root, settings.sandbox_config()),
+        sandbox_factory=lambda: open_sandbox(
+            workspace.root, settings.sandbox_config(), host_approval=HostCommandApproval(approvals)
+        ),
         check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
         memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,

@@ -13,6 +13,8 @@ import os
 import socket
 from typing import Any
 
+from safety.git_hardening import hardened_git_env
+
 SANDBOX_USER = "65534:65534"
 WORKSPACE = "/workspace"
 WORK_COPY = "/tmp/work"
@@ -22,22 +24,23 @@ PIDS_LIMIT = 100
 TMPFS_OPTIONS = "rw,noexec,nosuid,nodev,size=256m,mode=1777"
 LABEL = "lsp-agent.sandbox"
 
-# The whole environment of every sandbox process.
-SANDBOX_ENV = {
-    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "HOME": "/tmp/home",  # made afresh for every job (sandbox/driver.py)
-    "LANG": "C.UTF-8",
-    # No bytecode caches: a patched file can keep its size and mtime second, and a stale
-    # .pyc would then run the old code. Every job starts from a fresh copy anyway.
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONUNBUFFERED": "1",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_TERMINAL_PROMPT": "0",
+# The whole environment of every sandbox process. Every git run in it, whoever starts it
+# (`run_cmd`, a test, a build script), gets the hardened git configuration
+# (`safety.git_hardening`): no hooks, no external diff, no fsmonitor, no pager,
+# `safe.bareRepository=explicit`.
+SANDBOX_ENV = hardened_git_env(
+    {
+        "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOME": "/tmp/home",  # made afresh for every job (sandbox/driver.py)
+        "LANG": "C.UTF-8",
+        # No bytecode caches: a patched file can keep its size and mtime second, and a
+        # stale .pyc would then run the old code. Every job starts from a fresh copy anyway.
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    },
     # The view's .git may belong to another uid than the job's (a root-owned repository).
-    "GIT_CONFIG_COUNT": "1",
-    "GIT_CONFIG_KEY_0": "safe.directory",
-    "GIT_CONFIG_VALUE_0": "*",
-}
+    extra_config=(("safe.directory", "*"),),
+)
 
 
 def host_config_options(

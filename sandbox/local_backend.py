@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from safety.git_hardening import hardened_git_env
 from sandbox import driver_steps, tracing
 from sandbox.check_command import COPY_EXCLUDES
 from sandbox.config import SandboxConfig
@@ -70,12 +71,10 @@ class LocalSandbox(DriverBackedSandbox):
         if self._scratch is None:
             self._scratch = Path(tempfile.mkdtemp(prefix="lsp-agent-sandbox-"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
-        env = {key: os.environ[key] for key in _PASSED_ENV if key in os.environ}
+        env = hardened_git_env({key: os.environ[key] for key in _PASSED_ENV if key in os.environ})
         env.update(
             HOME=str(self._scratch / "home"),
             TMPDIR=str(self._scratch / "tmp"),
-            GIT_CONFIG_NOSYSTEM="1",
-            GIT_TERMINAL_PROMPT="0",
             PYTHONDONTWRITEBYTECODE="1",
         )
         return {

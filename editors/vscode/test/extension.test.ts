@@ -12,6 +12,7 @@ import { Position, Range, sharedFakeVscode } from './helpers/fakeVscode';
 
 const fake = sharedFakeVscode();
 const FAKE_SERVER = join(__dirname, '..', '..', 'test', 'fixtures', 'fakeServer.js');
+const DIE_WHILE_STARTING = join(__dirname, '..', '..', 'test', 'fixtures', 'dieWhileStarting.js');
 
 interface Received {
   id?: string | number;
@@ -181,9 +182,24 @@ describe('the extension against a fake server', function () {
     await waitFor('stopped', () => status() === '$(circle-slash) Agent' && fake.messages.length > 0);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fake.messages.length, 1, JSON.stringify(fake.messages));
-    assert.match(fake.messages[0].text, /exited while starting, so it is not restarted/);
+    // node's exit code for an unknown option is 9
+    assert.match(fake.messages[0].text, /exited while starting \(exit code 9\), so it is not restarted/);
     assert.deepEqual(fake.messages[0].items, ['Restart', 'Open Settings', 'Show Log']);
   });
+
+  for (const order of ['pipes-first', 'exit-now']) {
+    it(`says "exited while starting" whichever the client notices first (${order})`, async () => {
+      fake.messages.length = 0;
+      fake.config['server.pythonPath'] = '';
+      fake.config['server.command'] = [process.execPath, DIE_WHILE_STARTING, order];
+      fake.fireConfigurationChange('lspAgent.server.command');
+      await waitFor('the error', () => fake.messages.length > 0);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(fake.messages.length, 1, JSON.stringify(fake.messages));
+      assert.match(fake.messages[0].text, /exited while starting \(exit code 7\), so it is not restarted/);
+      assert.equal(status(), '$(circle-slash) Agent');
+    });
+  }
 
   it('says once when the server cannot be spawned', async () => {
     fake.messages.length = 0;
@@ -193,7 +209,7 @@ describe('the extension against a fake server', function () {
     await waitFor('the error', () => fake.messages.length > 0);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fake.messages.length, 1, JSON.stringify(fake.messages));
-    assert.match(fake.messages[0].text, /could not start the server .*no-such-program/);
+    assert.match(fake.messages[0].text, /could not start the server .*no-such-program.*ENOENT/);
     assert.equal(status(), '$(circle-slash) Agent');
   });
 

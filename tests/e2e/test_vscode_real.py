@@ -291,6 +291,10 @@ def test_lightbulb_action_runs_the_agent_and_accept_applies_in_one_click(
 ) -> None:
     data = vscode.scenario("lightbulb_accept")
     assert "Agent: refactor selection" in data["actions"]
+    invoked = " | ".join(data["invoked"])
+    for title in ("Agent: explain", "Agent: write a test for this function", "Agent: ask…"):
+        assert title in invoked, f"Ctrl+. lacks {title!r}: {invoked}"
+
     assert data["question"].startswith("LSP Agent: apply the agent's patch to pkg/calc.py?")
     assert data["buttons"] == ["Accept", "Review hunks…", "Reject"]
     assert data["diff_right"].count("# checked by lsp-agent") == 1

@@ -248,6 +248,17 @@ export class AgentController implements vscode.Disposable {
     };
 
     const client = new AgentLanguageClient('lspAgent', 'LSP Agent', spawnServer, clientOptions);
+    // The extension asks for the task of `Agent: ask…` (middleware.executeCommand), so the
+    // server may offer that action: `capabilities.experimental.lspAgent.prompt`.
+    client.registerFeature({
+      fillClientCapabilities: (capabilities) => {
+        const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+        capabilities.experimental = { ...experimental, lspAgent: { prompt: true } };
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: 'static' }),
+      clear: () => undefined,
+    });
     this.client = client;
     client.onDidChangeState((event) => {
       if (this.client !== client) return;

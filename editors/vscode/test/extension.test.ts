@@ -104,6 +104,8 @@ describe('the extension against a fake server', function () {
     assert.equal(params.capabilities.workspace.configuration, true);
     assert.equal(params.capabilities.workspace.workspaceEdit.documentChanges, true);
     assert.ok(params.capabilities.workspace.workspaceEdit.changeAnnotationSupport);
+    // It asks for the task of `Agent: ask…` itself, so the server may offer that action.
+    assert.deepEqual((params.capabilities as { experimental?: unknown }).experimental, { lspAgent: { prompt: true } });
   });
 
   it("shows the server's log in the output channel, without its time stamp", () => {

@@ -300,6 +300,24 @@ const scenarios = {
   },
 
   async lightbulb_accept(page) {
+    await page.click('.editor-instance .view-lines');
+    await press(page, 'Control+KeyG');
+    await page.keyboard.type('2');
+    await press(page, 'Enter');
+    // Ctrl+. on the line (invoked, not automatic): the agent's other actions.
+    await press(page, 'Control+Period');
+    const invoked = await waitFor(
+      page,
+      'the Ctrl+. code action menu',
+      () => {
+        const titles = [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent.trim());
+        return titles.some((t) => t.includes('Agent: explain')) ? titles : false;
+      },
+      15000,
+    );
+    await press(page, 'Escape');
+    await page.waitForSelector('.action-widget', { hidden: true, timeout: 5000 });
+    await sleep(300);
     // Select the return line: the lightbulb offers "Agent: refactor selection".
     await page.click('.editor-instance .view-lines');
     await press(page, 'Control+KeyG');
@@ -307,6 +325,7 @@ const scenarios = {
     await press(page, 'Enter');
     await press(page, 'End');
     await press(page, 'Shift+Home');
+    await waitFor(page, 'the selection', () => (window.getSelection()?.toString() ?? '') !== '' || document.querySelector('.editor-instance .selected-text') !== null, 5000);
     const bulb = await page.waitForSelector('.lightBulbWidget .codicon, .lightBulbWidget', { visible: true, timeout: 30000 });
     await bulb.click();
     const actions = await waitFor(
@@ -338,6 +357,7 @@ const scenarios = {
     await shot(page, 'accepted.png');
     return {
       actions,
+      invoked,
       question: toast.message,
       buttons: toast.buttons,
       diff_right: diffRight,

@@ -29,8 +29,8 @@ export type PatchChoice = 'accept' | 'reject' | 'review';
 export interface PatchReview {
   /** Shows the patch and waits for the user's choice; `again` says why they are asked again. */
   choose(params: ApplyWorkspaceEditParams, again?: string): Promise<PatchChoice>;
-  /** The decision is made: closes what choose() opened. */
-  close(): Promise<void>;
+  /** The decision on `params` is made: closes what choose() opened for it. */
+  close(params: ApplyWorkspaceEditParams): Promise<void>;
 }
 
 export const NOTHING_APPLIED =
@@ -68,7 +68,7 @@ async function reviewPatch(
       again = NOTHING_APPLIED;
     }
   } finally {
-    await review.close();
+    await review.close(params);
   }
 }
 

@@ -23,13 +23,18 @@ export const REVIEW = 'Review hunks…';
 export const REJECT = 'Reject';
 const CHOICES: Record<string, PatchChoice> = { [ACCEPT]: 'accept', [REVIEW]: 'review', [REJECT]: 'reject' };
 
+/** One patch under review: its diff documents are named by `serial`. */
+interface Turn {
+  readonly serial: number;
+  answer?: (choice: PatchChoice) => void;
+}
+
 export class DiffPatchReview implements PatchReview, vscode.Disposable {
   private readonly contents = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
-  private answer: ((choice: PatchChoice) => void) | undefined;
-  /** One patch at a time: a second waits until the first is decided. */
-  private turn: Promise<void> = Promise.resolve();
-  private endTurn: (() => void) | undefined;
+  private readonly turns = new Map<ApplyWorkspaceEditParams, Turn>();
+  /** The patch the commands and the context key are about (the newest). */
+  private current: Turn | undefined;
   private serial = 0;
 
   constructor() {
@@ -44,19 +49,34 @@ export class DiffPatchReview implements PatchReview, vscode.Disposable {
   }
 
   get pending(): boolean {
-    return this.answer !== undefined;
+    return this.current?.answer !== undefined;
   }
 
   dispose(): void {
-    this.decide('reject');
+    for (const turn of this.turns.values()) turn.answer?.('reject');
     for (const d of this.disposables) d.dispose();
   }
 
   async choose(params: ApplyWorkspaceEditParams, again?: string): Promise<PatchChoice> {
-    if (again === undefined) await this.takeTurn();
-    const names = await this.showDiffs(params);
+    let turn = this.turns.get(params);
+    if (!turn) {
+      // One job per workspace: a new patch while an older one waits means the server stopped
+      // waiting for the older one (its job ended or timed out). The new one replaces it.
+      this.current?.answer?.('reject');
+      turn = { serial: ++this.serial };
+      this.turns.set(params, turn);
+    }
+    this.current = turn;
+    let names: string[];
+    try {
+      names = await this.showDiffs(params, turn.serial);
+    } catch (error) {
+      // The question still comes; Review hunks still shows VS Code's own preview.
+      names = fileChanges(params.edit).map((f) => vscode.workspace.asRelativePath(vscode.Uri.parse(f.after ?? f.before ?? '')));
+      void vscode.window.showWarningMessage(`LSP Agent: could not show the patch as a diff: ${String(error)}`);
+    }
     const choice = new Promise<PatchChoice>((resolve) => {
-      this.answer = resolve;
+      turn.answer = resolve;
     });
     await vscode.commands.executeCommand('setContext', PENDING_CONTEXT, true);
     const what = names.length === 1 ? names[0] : `${names.length} files (${names.join(', ')})`;
@@ -65,48 +85,50 @@ export class DiffPatchReview implements PatchReview, vscode.Disposable {
       ? vscode.window.showWarningMessage(`${again} ${question}`, ACCEPT, REVIEW, REJECT)
       : vscode.window.showInformationMessage(question, ACCEPT, REVIEW, REJECT);
     void asked.then((picked) => {
-      if (picked !== undefined) this.decide(CHOICES[picked]);
+      if (picked !== undefined && turn.answer) this.answer(turn, CHOICES[picked]);
     });
     return choice;
   }
 
-  async close(): Promise<void> {
-    this.answer = undefined;
-    await vscode.commands.executeCommand('setContext', PENDING_CONTEXT, false);
+  async close(params: ApplyWorkspaceEditParams): Promise<void> {
+    const turn = this.turns.get(params);
+    if (!turn) return;
+    this.turns.delete(params);
+    turn.answer = undefined;
+    if (this.current === turn) {
+      this.current = undefined;
+      await vscode.commands.executeCommand('setContext', PENDING_CONTEXT, false);
+    }
+    const mine = (uri: vscode.Uri): boolean => uri.scheme === PATCH_SCHEME && uri.query.startsWith(`${turn.serial}-`);
     const tabs = vscode.window.tabGroups.all
       .flatMap((group) => group.tabs)
-      .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === PATCH_SCHEME);
+      .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && mine(tab.input.modified));
     if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
-    this.contents.clear();
-    const end = this.endTurn;
-    this.endTurn = undefined;
-    end?.();
+    for (const key of [...this.contents.keys()]) {
+      if (mine(vscode.Uri.parse(key))) this.contents.delete(key);
+    }
   }
 
+  private answer(turn: Turn, choice: PatchChoice): void {
+    const resolve = turn.answer;
+    turn.answer = undefined;
+    resolve?.(choice);
+  }
+
+  /** A command: answers the newest patch. */
   private decide(choice: PatchChoice): void {
-    const answer = this.answer;
-    this.answer = undefined;
-    if (answer) answer(choice);
-    else if (choice !== 'reject') void vscode.window.showInformationMessage('LSP Agent: no patch is waiting for approval.');
+    if (this.current?.answer) this.answer(this.current, choice);
+    else void vscode.window.showInformationMessage('LSP Agent: no patch is waiting for approval.');
   }
 
-  private async takeTurn(): Promise<void> {
-    const previous = this.turn;
-    this.turn = new Promise((resolve) => {
-      this.endTurn = resolve;
-    });
-    await previous;
-    this.serial += 1;
-  }
-
-  private virtual(name: string, side: string, text: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: PATCH_SCHEME, path: `/${name}`, query: `${this.serial}-${side}` });
+  private virtual(serial: number, name: string, side: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: PATCH_SCHEME, path: `/${name}`, query: `${serial}-${side}` });
     this.contents.set(uri.toString(), text);
     return uri;
   }
 
   /** Opens one diff per file (the first file in front); returns the files' names. */
-  private async showDiffs(params: ApplyWorkspaceEditParams): Promise<string[]> {
+  private async showDiffs(params: ApplyWorkspaceEditParams, serial: number): Promise<string[]> {
     const diffs: { left: vscode.Uri; right: vscode.Uri; name: string }[] = [];
     for (const file of fileChanges(params.edit)) {
       const name = vscode.workspace.asRelativePath(vscode.Uri.parse(file.after ?? file.before ?? ''));
@@ -116,10 +138,10 @@ export class DiffPatchReview implements PatchReview, vscode.Disposable {
         left = vscode.Uri.parse(file.before);
         before = (await vscode.workspace.openTextDocument(left)).getText();
       } else {
-        left = this.virtual(name, 'none', '');
+        left = this.virtual(serial, name, 'none', '');
       }
       const after = file.after === undefined ? '' : applyTextEdits(before, file.edits);
-      diffs.push({ left, right: this.virtual(name, 'patched', after), name });
+      diffs.push({ left, right: this.virtual(serial, name, 'patched', after), name });
     }
     for (const diff of [...diffs].reverse()) {
       await vscode.commands.executeCommand('vscode.diff', diff.left, diff.right, `${diff.name} ↔ agent's patch`, {

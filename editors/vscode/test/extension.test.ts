@@ -9,8 +9,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Position, Range, sharedFakeVscode } from './helpers/fakeVscode';
+import { waitFor as waitForEvent } from './helpers/waitFor';
 
 const fake = sharedFakeVscode();
+
+function waitFor<T>(what: string, probe: () => T | undefined | false): Promise<T> {
+  return waitForEvent(what, probe, {
+    explain: () =>
+      `-- status: ${fake.statusItems.at(-1)?.text}\n-- messages: ${JSON.stringify(fake.messages)}\n` +
+      `-- log:\n${fake.logLines.slice(-20).join('\n')}`,
+  });
+}
 const FAKE_SERVER = join(__dirname, '..', '..', 'test', 'fixtures', 'fakeServer.js');
 const DIE_WHILE_STARTING = join(__dirname, '..', '..', 'test', 'fixtures', 'dieWhileStarting.js');
 
@@ -20,18 +29,7 @@ interface Received {
   params?: Record<string, unknown> & { arguments?: unknown[]; command?: string; settings?: Record<string, unknown> };
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 8000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('the extension against a fake server', function () {
-  this.timeout(30000);
   let dir: string;
   let logFile: string;
   let ext: typeof import('../src/extension');

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApplyWorkspaceEditParams } from 'vscode-languageclient';
 import { type FakeVscode, sharedFakeVscode, type WorkspaceEdit } from './helpers/fakeVscode';
+import { waitFor } from './helpers/waitFor';
 
 describe('the patch review in a diff view', () => {
   let fake: FakeVscode;
@@ -122,11 +123,23 @@ describe('the patch review in a diff view', () => {
   it('takes the answer from the palette commands too', async () => {
     fake.applyResult = true;
     const pending = handle(params());
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(review.pending, true);
+    await waitFor('the review to wait for an answer', () => review.pending);
     await fake.commands.get('lspAgent.rejectPatch')?.();
     assert.deepEqual(await pending, { applied: false });
     assert.equal(fake.applied.length, 0);
     assert.equal(review.pending, false);
+  });
+
+  it('a new patch replaces one the server stopped waiting for', async () => {
+    fake.applyResult = true;
+    const older = handle(params());
+    await waitFor('the first review', () => review.pending && fake.diffTabs.length === 1);
+    fake.messageAnswers.push('Accept');
+    const newer = handle(params());
+    assert.deepEqual(await older, { applied: false }, 'the older patch is answered: not applied');
+    assert.deepEqual(await newer, { applied: true });
+    assert.equal(fake.applied.length, 1, 'only the newer patch was applied');
+    assert.equal(review.pending, false);
+    assert.deepEqual(fake.diffTabs, [], 'both diffs closed');
   });
 });

@@ -15,27 +15,24 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sharedFakeVscode, type WorkspaceEdit } from './helpers/fakeVscode';
+import { waitFor as waitForEvent } from './helpers/waitFor';
 
 const fake = sharedFakeVscode();
 const REPO = resolve(__dirname, '..', '..', '..', '..');
 const SERVER = join(REPO, '.venv', process.platform === 'win32' ? 'Scripts' : 'bin', 'lsp-agent');
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) {
+function waitFor<T>(what: string, probe: () => T | undefined | false): Promise<T> {
+  return waitForEvent(what, probe, {
+    explain: () => {
       const log = fake.logLines.slice(-30).join('\n');
       const messages = fake.messages.map((m) => `${m.kind}: ${m.text}`).join('\n');
-      throw new Error(`timed out waiting for ${what}\n-- messages:\n${messages}\n-- log:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+      return `-- messages:\n${messages}\n-- log:\n${log}`;
+    },
+  });
 }
 
 describe('the extension against the real lsp-agent server', function () {
-  this.timeout(60000);
+  this.timeout(120000); // whole jobs with a Python server
   let ext: typeof import('../src/extension');
   const context = { subscriptions: [] as { dispose(): unknown }[], extension: { id: 'lsp-agent.lsp-agent' } };
   const status = (): string => fake.statusItems.at(-1)?.text ?? '';

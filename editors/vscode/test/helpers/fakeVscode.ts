@@ -87,6 +87,10 @@ class FakeUri {
   get scheme(): string {
     return this.text.split(':')[0];
   }
+  get query(): string {
+    const at = this.text.indexOf('?');
+    return at < 0 ? '' : this.text.slice(at + 1);
+  }
   get fsPath(): string {
     return decodeURIComponent(this.text.replace(/^file:\/\//, ''));
   }

@@ -79,6 +79,8 @@ export class AgentController implements vscode.Disposable {
   private restarting: Promise<void> | undefined;
   /** The server finished starting since it was last (re)started. */
   private reachedRunning = false;
+  /** Resolves once the running client has registered its features (see onDidChangeState). */
+  private clientReady: Promise<void> | undefined;
   private attempt: StartAttempt | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext) {
@@ -264,9 +266,18 @@ export class AgentController implements vscode.Disposable {
       if (this.client !== client) return;
       if (event.newState === State.Running) {
         this.reachedRunning = true;
-        this.setServerState('running');
-      }
-      else if (event.newState === State.Starting) this.setServerState('starting');
+        // `Running` comes as soon as `initialize` is answered; the client registers its
+        // features (the server's commands among them) only after sending `initialized`. The
+        // server counts as up, and may be stopped, once that is done: its start promise (the
+        // same one, in flight: a restart by the client after a crash included) resolves.
+        const ready = client.start().then(
+          () => {
+            if (this.client === client) this.setServerState('running');
+          },
+          () => undefined,
+        );
+        this.clientReady = ready;
+      } else if (event.newState === State.Starting) this.setServerState('starting');
       else this.setServerState('stopped');
     });
     this.reachedRunning = false;
@@ -308,9 +319,17 @@ export class AgentController implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     const process = this.attempt?.process;
+    const ready = this.clientReady;
     this.client = undefined;
     this.attempt = undefined;
+    this.clientReady = undefined;
     if (client) {
+      // Stopping between `initialize` and the registration of the client's features would
+      // leave those (the server's commands) registered, and the next start could not register
+      // them again ("command 'lspAgent.run' already exists"). A loaded machine widens that gap.
+      if (ready && client.state === State.Running) {
+        await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, 10000))]);
+      }
       try {
         if (client.needsStop()) await client.stop(3000);
       } catch (error) {

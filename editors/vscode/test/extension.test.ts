@@ -49,6 +49,7 @@ describe('the extension against a fake server', function () {
   const commandCalls = (command: string): Received[] =>
     ofMethod('workspace/executeCommand').filter((m) => m.params?.command === command);
   const status = (): string => fake.statusItems.at(-1)?.text ?? '';
+  const idleWithCommands: boolean[] = [];
   const run = (id: string): Promise<unknown> => {
     const command = fake.commands.get(id);
     assert.ok(command, `command ${id} is not registered`);
@@ -68,6 +69,16 @@ describe('the extension against a fake server', function () {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     ext = require('../src/extension') as typeof import('../src/extension');
     await ext.activate(context as never);
+    // Each time the status bar turns idle, note whether the server's commands exist by then.
+    const item = fake.statusItems.at(-1) as { text: string };
+    let text = item.text;
+    Object.defineProperty(item, 'text', {
+      get: () => text,
+      set: (value: string) => {
+        if (value === '$(hubot) Agent' && text !== value) idleWithCommands.push(fake.commands.has('lspAgent.run'));
+        text = value;
+      },
+    });
     await waitFor('the server to be up', () => status() === '$(hubot) Agent');
   });
 
@@ -85,6 +96,12 @@ describe('the extension against a fake server', function () {
       assert.ok(fake.commands.has(id), `${id} (code actions run it through the language client)`);
     }
     assert.equal(fake.statusItems.at(-1)?.visible, true);
+  });
+
+  it('says the server is up only once the client has registered its commands', () => {
+    // The client reports `Running` before it registers its features; a stop in between (a
+    // restart, a deactivation, quick on a loaded machine) left the commands behind.
+    assert.deepEqual(idleWithCommands, [true]);
   });
 
   it('starts the server with the settings the user set, and the capabilities approvals need', () => {

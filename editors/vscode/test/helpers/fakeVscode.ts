@@ -180,6 +180,7 @@ export interface FakeVscode {
 
 export function createFakeVscode(): FakeVscode {
   const configListeners: ((e: unknown) => void)[] = [];
+  const registeredAt = new Map<string, string>();
   const state: FakeVscode = {
     applied: [],
     applyResult: true,
@@ -330,9 +331,18 @@ export function createFakeVscode(): FakeVscode {
     commands: new Proxy(
       {
         registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
-          if (state.commands.has(id)) throw new Error(`command '${id}' already exists`);
+          if (state.commands.has(id)) {
+            throw new Error(`command '${id}' already exists, registered ${registeredAt.get(id) ?? '?'}`);
+          }
           state.commands.set(id, fn);
-          return { dispose: () => state.commands.delete(id) };
+          registeredAt.set(id, new Error('at').stack?.split('\n').slice(2, 9).join('\n') ?? '');
+          return {
+            dispose: () => {
+              if (state.commands.get(id) !== fn) return; // an older registration's dispose
+              state.commands.delete(id);
+              registeredAt.delete(id);
+            },
+          };
         },
         executeCommand: async (id: string, ...args: unknown[]) => {
           const command = state.commands.get(id);

@@ -184,7 +184,7 @@ def _write_profile(base: Path) -> dict[str, Path]:
     return paths
 
 
-def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+def _stop_group(proc: subprocess.Popen[Any]) -> None:
     """code-server keeps extension hosts (and their servers) after the page closes: end them all."""
     try:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -258,15 +258,7 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
             "scripts": {p.stem: str(p) for p in paths["scripts"].glob("*.json")},
             "settingsFile": str(paths["data"] / "User" / "settings.json"),
         }
-        driver = subprocess.run(
-            ["node", str(DRIVER_DIR / "scenarios.js")],
-            cwd=DRIVER_DIR,
-            env={**os.environ, "LSP_AGENT_E2E": json.dumps(spec)},
-            capture_output=True,
-            text=True,
-            timeout=DRIVER_TIMEOUT_S,
-        )
-        (out / "driver.log").write_text(driver.stdout + driver.stderr)
+        driver_log = _run_driver(spec, out)
         results_path = out / "results.json"
         results = json.loads(results_path.read_text()) if results_path.exists() else {}
     finally:
@@ -276,8 +268,30 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         out=out,
         workspace=paths["workspace"],
         logs=paths["data"] / "logs",
-        driver_log=(driver.stdout + driver.stderr)[-4000:],
+        driver_log=driver_log[-4000:],
     )
+
+
+def _run_driver(spec: dict[str, Any], out: Path) -> str:
+    """Runs scenarios.js in its own process group (it and its Chromium end together)."""
+    driver = subprocess.Popen(
+        ["node", str(DRIVER_DIR / "scenarios.js")],
+        cwd=DRIVER_DIR,
+        env={**os.environ, "LSP_AGENT_E2E": json.dumps(spec)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = driver.communicate(timeout=DRIVER_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        _stop_group(driver)
+        output = (driver.stdout.read() if driver.stdout else "") + "\n(the driver timed out)"
+    finally:
+        _stop_group(driver)
+    (out / "driver.log").write_text(output)
+    return output
 
 
 def test_activation_starts_the_server_and_the_status_bar_says_idle(vscode: Session) -> None:

@@ -44,7 +44,14 @@ def _tool_context(
 
     def tool_started(name: str, arguments: dict[str, Any]) -> None:
         on_progress(
-            ProgressEvent(state.step + 1, settings.agent_max_steps, name, f"running {name}", "tool")
+            ProgressEvent(
+                state.step + 1,
+                settings.agent_max_steps,
+                name,
+                f"running {name}",
+                "tool",
+                arguments=dict(arguments),
+            )
         )
 
     return ToolContext(

@@ -189,3 +189,50 @@ def test_mcp_servers_from_the_client_are_accepted_and_recorded(
     )
     assert out["turns"][0]["response"] == {"stopReason": "end_turn"}
     assert "1 MCP server(s) from the client recorded (files)" in out["stderr"]
+
+
+def test_a_patch_made_stale_while_asking_is_not_written(
+    acp_client: Path, tmp_path: Path, workspace: Path
+) -> None:
+    app = str(workspace / "app.py")
+    edited = APP + "# the user typed this while the question was open\n"
+    out = run_client(
+        acp_client,
+        tmp_path,
+        scenario(tmp_path, workspace, permission="allow_once", editOnPermission={app: edited}),
+    )
+    turn = out["turns"][0]
+    assert turn["writes"] == []
+    assert (workspace / "app.py").read_text() == APP
+    apply_id = updates(turn, "tool_call")[2]["toolCallId"]
+    (end,) = [
+        u
+        for u in updates(turn, "tool_call_update")
+        if u["toolCallId"] == apply_id and u.get("status") in ("completed", "failed")
+    ]
+    text = end["content"][0]["content"]["text"]
+    assert "changed since p1 was proposed" in text and "not applied" in text
+
+
+def test_allow_always_covers_that_exact_command_only(
+    acp_client: Path, tmp_path: Path, workspace: Path
+) -> None:
+    script = [
+        {"tool": "run_cmd", "arguments": {"command": "tar -tf a.tar"}},
+        {"tool": "run_cmd", "arguments": {"command": "tar -tf a.tar"}},
+        {"tool": "run_cmd", "arguments": {"command": "tar -tf b.tar"}},
+        {"final_answer": "listed."},
+    ]
+    out = run_client(
+        acp_client,
+        tmp_path,
+        scenario(tmp_path, workspace, script=script, permission="allow_always"),
+    )
+    turn = out["turns"][0]
+    assert [c["kind"] for c in updates(turn, "tool_call")] == ["execute"] * 3
+    asked = [p["toolCall"]["title"] for p in turn["permissions"]]
+    assert asked == ["Run `tar -tf a.tar`", "Run `tar -tf b.tar`"]  # a.tar once: the rule
+    options = turn["permissions"][0]["options"]
+    assert [o["kind"] for o in options] == ["allow_once", "allow_always", "reject_once"]
+    always = next(o for o in options if o["kind"] == "allow_always")
+    assert "exact command" in always["name"] and "8 h" in always["name"]

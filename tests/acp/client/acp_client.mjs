@@ -8,7 +8,8 @@
 //   "mcpServers": [...],                           // passed to session/new
 //   "prompts": [{"text": "...", "permission": "allow_once" | "allow_always" |
 //                "reject_once" | "cancel", "cancelOn": "tool_call" | null,
-//                "promptWhileRunning": "text" | null}]
+//                "promptWhileRunning": "text" | null,
+//                "editOnPermission": {"/abs/path": "text the buffer gets"} | null}]
 // }
 // A write through fs/write_text_file goes to disk (like an editor that saves).
 import { spawn } from "node:child_process";
@@ -35,6 +36,8 @@ function cancelNow() {
 class TestClient {
   async requestPermission(params) {
     turn.permissions.push(params);
+    // The user edits the buffer while the question is open (a stale patch must not land).
+    Object.assign((scenario.buffers ??= {}), turn.spec.editOnPermission ?? {});
     const wanted = turn.spec.permission ?? "reject_once";
     if (wanted === "cancel") {
       cancelNow();

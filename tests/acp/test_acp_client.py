@@ -118,6 +118,20 @@ def test_a_cancel_answers_cancelled_and_nothing_more_runs(
     assert "Cancelled" in agent_text(turn)
 
 
+def test_a_cancel_ends_the_turn_even_if_the_client_never_answers_the_question(
+    acp_client: Path, tmp_path: Path, workspace: Path
+) -> None:
+    out = run_client(
+        acp_client,
+        tmp_path,
+        scenario(tmp_path, workspace, permission="cancel_and_never_answer"),
+    )
+    turn = out["turns"][0]
+    assert turn["response"] == {"stopReason": "cancelled"}
+    assert turn["writes"] == [] and (workspace / "app.py").read_text() == APP
+    assert tool_titles(turn) == ["read_file app.py", "propose_patch app.py", "apply_patch p1"]
+
+
 def test_a_cancel_between_steps_stops_the_job(
     acp_client: Path, tmp_path: Path, workspace: Path
 ) -> None:

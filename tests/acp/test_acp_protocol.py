@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import pytest
 
-from tests.acp.conftest import AGENT_COMMAND, agent_env
+from tests.acp.conftest import AGENT_COMMAND, APP, agent_env
 
 
 class RawAgent:
@@ -174,3 +174,35 @@ def test_stdout_carries_only_protocol_messages(tmp_path: Path, workspace: Path) 
     assert seen[-1]["result"] == {"stopReason": "end_turn"}
     assert any(m.get("method") == "session/update" for m in seen)
     assert "acp: session" in stderr  # logs go to stderr
+
+
+def test_a_client_that_goes_away_mid_prompt_stops_the_job(tmp_path: Path, workspace: Path) -> None:
+    script = [
+        {"tool": "read_file", "arguments": {"path": "app.py"}, "delay_s": 0.5},
+        {
+            "tool": "propose_patch",
+            "arguments": {"path": "app.py", "old": "a - b", "new": "a + b"},
+            "delay_s": 2.0,
+        },
+        {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
+        {"final_answer": "done"},
+    ]
+    raw = RawAgent(workspace, agent_env(tmp_path, script))
+    initialize(raw)
+    raw.send(
+        {"id": 2, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}}
+    )
+    session_id = raw.response(2)["result"]["sessionId"]
+    raw.send(
+        {
+            "id": 3,
+            "method": "session/prompt",
+            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "fix"}]},
+        }
+    )
+    while raw.receive().get("method") != "session/update":
+        pass  # the job has started
+    stderr = raw.close()  # stdin closed: the agent must stop the job and exit
+    assert raw.process.returncode == 0, stderr
+    assert "prompt ended cancelled" in stderr  # stopped, not run to its end
+    assert (workspace / "app.py").read_text() == APP

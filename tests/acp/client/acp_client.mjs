@@ -7,7 +7,8 @@
 //   "buffers": {"/abs/path": "unsaved text"},     // what fs/read_text_file returns
 //   "mcpServers": [...],                           // passed to session/new
 //   "prompts": [{"text": "...", "permission": "allow_once" | "allow_always" |
-//                "reject_once" | "cancel", "cancelOn": "tool_call" | null,
+//                "reject_once" | "cancel" | "cancel_and_never_answer",
+//                "cancelOn": "tool_call" | null,
 //                "promptWhileRunning": "text" | null,
 //                "editOnPermission": {"/abs/path": "text the buffer gets"} | null}]
 // }
@@ -42,6 +43,10 @@ class TestClient {
     if (wanted === "cancel") {
       cancelNow();
       return { outcome: { outcome: "cancelled" } };
+    }
+    if (wanted === "cancel_and_never_answer") {
+      cancelNow();
+      return new Promise(() => {});
     }
     const option = params.options.find((o) => o.kind === wanted);
     if (!option) return { outcome: { outcome: "cancelled" } };

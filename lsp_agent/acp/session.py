@@ -105,11 +105,11 @@ class AcpSession:
     def run(self, prompt: str, client: ClientCalls, runner: JobRunner) -> StopReason:
         """Run one prompt to its end in this (worker) thread; the stop reason to answer."""
         cancel = self.cancel
-        workspace = ClientWorkspace(self.root, client)
-        tracker = ToolCallTracker(client, workspace.root)
-        gate = AcpApprovalGate(self.store, client, tracker, workspace, cancel)
-        writer = ClientPatchWriter(workspace, client, cancel)
+        tracker = ToolCallTracker(client, self.root)
         try:
+            workspace = ClientWorkspace(self.root, client)
+            gate = AcpApprovalGate(self.store, client, tracker, workspace, cancel)
+            writer = ClientPatchWriter(workspace, client, cancel)
             result = runner(
                 self.task_text(prompt),
                 settings=self.settings,
@@ -119,6 +119,8 @@ class AcpSession:
                 on_progress=tracker.on_progress,
                 cancel=cancel,
             )
+        except ValueError as exc:  # the workspace root is gone or not a directory
+            result = JobResult("failed", error=str(exc))
         except Exception as exc:  # the runtime reports every ending; this is a bug
             log.exception("acp: the agent job failed")
             result = JobResult("failed", error=f"{type(exc).__name__}: {exc}")

@@ -29,7 +29,7 @@ def error_response(request_id: Any, code: int, message: str, details: str) -> di
     }
 
 
-def _problem(message: Any) -> str | None:
+def message_problem(message: Any) -> str | None:
     """Why a decoded line is not a JSON-RPC message, or None when it is one."""
     if not isinstance(message, dict):
         return f"a message must be a JSON object, not {type(message).__name__}"
@@ -80,7 +80,7 @@ class LineTransport:
                 log.warning("acp: a line that is not JSON: %s", exc)
                 await self.send(error_response(None, PARSE_ERROR, "Parse error", str(exc)))
                 continue
-            problem = _problem(message)
+            problem = message_problem(message)
             if problem is None:
                 return dict(message)
             log.warning("acp: an invalid message: %s", problem)

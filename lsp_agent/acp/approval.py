@@ -17,7 +17,7 @@ import time
 from typing import Final, Literal
 
 from acp.helpers import text_block, tool_content, update_tool_call
-from acp.schema import PermissionOption, ToolCallUpdate
+from acp.schema import PermissionOption, ToolCallLocation, ToolCallUpdate
 
 from lsp_agent.acp.client_calls import ClientCalls
 from lsp_agent.acp.diff_content import ToolContent, diff_contents
@@ -99,13 +99,19 @@ class AcpApprovalGate:
         call_id = self.tracker.current or f"approval_{request.id}"
         content = self._content(ask)
         kind: Literal["edit", "execute"] = "edit" if ask.kind is ApprovalKind.PATCH else "execute"
-        self.client.update(update_tool_call(call_id, status="pending", content=content))
+        locations = [ToolCallLocation(path=c.path) for c in content if c.type == "diff"]
+        self.client.update(
+            update_tool_call(
+                call_id, status="pending", content=content, locations=locations or None
+            )
+        )
         tool_call = ToolCallUpdate(
             tool_call_id=call_id,
             title=ask.summary,
             kind=kind,
             status="pending",
             content=list(content),
+            locations=locations or None,
         )
         choice = self.client.request_permission(
             tool_call, permission_options(ask.kind), self.cancel, self.timeout_s

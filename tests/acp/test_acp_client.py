@@ -77,6 +77,7 @@ def test_an_approved_fix_is_written_through_the_client(
     assert {o["kind"] for o in ask["options"]} == {"allow_once", "reject_once"}
     (diff,) = [c for c in ask["toolCall"]["content"] if c["type"] == "diff"]
     assert diff == {"type": "diff", "path": app, "oldText": APP, "newText": FIXED}
+    assert ask["toolCall"]["locations"] == [{"path": app}]
     assert agent_text(turn) == "add() now adds."
 
 

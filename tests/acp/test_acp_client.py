@@ -4,6 +4,7 @@ a cancel answers `cancelled` and nothing more runs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +252,21 @@ def test_allow_always_covers_that_exact_command_only(
     assert [o["kind"] for o in options] == ["allow_once", "allow_always", "reject_once"]
     always = next(o for o in options if o["kind"] == "allow_always")
     assert "exact command" in always["name"] and "8 h" in always["name"]
+
+
+def test_a_sensitive_file_is_never_asked_of_the_client(
+    acp_client: Path, tmp_path: Path, workspace: Path
+) -> None:
+    secret = workspace / "deploy.env"
+    secret.write_text("TOKEN=do-not-leak\n", encoding="utf-8")
+    script = [
+        {"tool": "read_file", "arguments": {"path": "deploy.env"}},
+        {"final_answer": "could not read it"},
+    ]
+    out = run_client(acp_client, tmp_path, scenario(tmp_path, workspace, script=script))
+    turn = out["turns"][0]
+    assert str(secret) not in turn["reads"]  # refused before the client is asked
+    (start,) = updates(turn, "tool_call")
+    (end,) = [u for u in updates(turn, "tool_call_update") if u.get("status") == "failed"]
+    assert end["toolCallId"] == start["toolCallId"]
+    assert "do-not-leak" not in json.dumps(out)

@@ -142,7 +142,7 @@ def test_the_graph_sees_the_modules_and_their_imports() -> None:
     assert "safety.errors" in edges["tools.base"]
     assert "sandbox.config" in edges["sandbox.factory"]
     assert "sandbox.tracing" in edges["sandbox.factory"]  # from `from sandbox import tracing`
-    assert "lsp_agent.embedded_model" in edges["lsp_agent.model_factory"]  # import_module
+    assert "lsp_agent.models.embedded.model" in edges["lsp_agent.models.factory"]  # import_module
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

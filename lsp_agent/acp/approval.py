@@ -20,7 +20,7 @@ from acp.helpers import text_block, tool_content, update_tool_call
 from acp.schema import PermissionOption, ToolCallLocation, ToolCallUpdate
 
 from lsp_agent.acp.client_calls import ClientCalls
-from lsp_agent.acp.diff_content import ToolContent, diff_contents
+from lsp_agent.acp.diff_content import ToolContent, diff_contents, text_content
 from lsp_agent.acp.tool_updates import ToolCallTracker
 from safety.approvals import ApprovalKind, ApprovalRequest, ApprovalStore, Outcome, Status
 from tools.approval_gate import ApprovalAsk, StoreGate
@@ -89,7 +89,7 @@ class AcpApprovalGate:
         if ask.kind is ApprovalKind.PATCH:
             contents = diff_contents(ask.content, self.workspace)
         else:
-            contents = [tool_content(text_block(f"```sh\n{ask.content}\n```"))]
+            contents = [text_content(ask.content, "sh")]
         if ask.details:
             contents.append(tool_content(text_block(ask.details)))
         return contents

@@ -9,6 +9,7 @@ as text instead — the user always sees what they approve.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,18 @@ def _reader(workspace: Workspace) -> Any:
 ToolContent = ContentToolCallContent | FileEditToolCallContent
 
 
+def fenced(text: str, language: str) -> str:
+    """`text` in a Markdown code fence longer than any backtick run inside it, so text from
+    the model (a command, a diff) cannot close the fence and pass as something else."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def text_content(text: str, language: str) -> ContentToolCallContent:
+    return tool_content(text_block(fenced(text, language)))
+
+
 def diff_contents(diff: str, workspace: Workspace) -> list[ToolContent]:
     """One diff content per touched file; the diff as text when it cannot be rebuilt."""
     read = _reader(workspace)
@@ -48,5 +61,5 @@ def diff_contents(diff: str, workspace: Workspace) -> list[ToolContent]:
             for path, new_text in after.items()
         ]
     except (PatchError, ValidationError, NotTextError, OSError):
-        return [tool_content(text_block(f"```diff\n{diff}\n```"))]
-    return contents or [tool_content(text_block(f"```diff\n{diff}\n```"))]
+        return [text_content(diff, "diff")]
+    return contents or [text_content(diff, "diff")]

@@ -3,7 +3,8 @@
 Before anything else runs, the real stdout is kept for the protocol writer and fd 1 goes
 to stderr (`lsp_agent.stdout_guard`), so no library print can corrupt the stream. Input is
 read by a thread (any kind of stdin: pipe, socket or file) and fed to the event loop;
-output is written by a thread, so a slow client never blocks the loop.
+output is written by a thread, so a slow client never blocks the loop. When stdin ends,
+running jobs are cancelled and requests already read are still answered.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from lsp_agent.stdout_guard import reserve_stdout_for_rpc
 
 log = logging.getLogger(__name__)
 READ_CHUNK = 64 * 1024
+FINISH_GRACE_S = 30.0
 
 
 def _feed_stdin(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, fd: int) -> None:
@@ -80,8 +82,21 @@ async def serve(stdin_fd: int, out: BinaryIO) -> None:
     try:
         await connection.listen()
     finally:
-        agent.close()
+        agent.close()  # the client closed its end: cancel every running job
+        await _finish_requests(FINISH_GRACE_S)
         await connection.close()
+
+
+async def _finish_requests(grace_s: float) -> None:
+    """Let requests already read be answered (a cancelled prompt stops within a step)."""
+    current = asyncio.current_task()
+    pending = [
+        task
+        for task in asyncio.all_tasks()
+        if task is not current and task.get_name().startswith("acp.Connection.request")
+    ]
+    if pending:
+        await asyncio.wait(pending, timeout=grace_s)
 
 
 def serve_acp() -> int:

@@ -206,3 +206,32 @@ def test_a_client_that_goes_away_mid_prompt_stops_the_job(tmp_path: Path, worksp
     assert raw.process.returncode == 0, stderr
     assert "prompt ended cancelled" in stderr  # stopped, not run to its end
     assert (workspace / "app.py").read_text() == APP
+
+
+def test_requests_piped_before_end_of_input_are_all_answered(
+    tmp_path: Path, workspace: Path
+) -> None:
+    import os
+
+    lines = [
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+        ),
+        "garbage",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "no/such"}),
+    ]
+    done = subprocess.run(
+        AGENT_COMMAND,
+        cwd=workspace,
+        env={**os.environ, **agent_env(tmp_path, [])},
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert answers[1]["result"]["protocolVersion"] == 1
+    assert answers[None]["error"]["code"] == -32700
+    assert answers[2]["error"]["code"] == -32601

@@ -48,8 +48,16 @@ def _tool_context(
     state = AgentState(max_steps=settings.agent_max_steps + 1)
 
     def tool_started(name: str, arguments: dict[str, Any]) -> None:
-        step = min(state.step + 1, settings.agent_max_steps)
-        on_progress(ProgressEvent(step, settings.agent_max_steps, name, f"running {name}", "tool"))
+        on_progress(
+            ProgressEvent(
+                min(state.step + 1, settings.agent_max_steps),
+                settings.agent_max_steps,
+                name,
+                f"running {name}",
+                "tool",
+                arguments=dict(arguments),
+            )
+        )
 
     return ToolContext(
         workspace=workspace,

@@ -24,6 +24,12 @@ def _serve(args: argparse.Namespace) -> int:
     return serve_stdio()
 
 
+def _acp(args: argparse.Namespace) -> int:
+    from lsp_agent.acp.server import serve_acp
+
+    return serve_acp()
+
+
 def _run(args: argparse.Namespace) -> int:
     from lsp_agent.cli.run import run_headless
 
@@ -89,6 +95,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--stdio", action="store_true", help="accepted for editor compatibility")
     serve.set_defaults(handler=_serve)
+
+    acp = sub.add_parser(
+        "acp",
+        help="run the agent for ACP clients (Zed, JetBrains, CodeCompanion, avante.nvim) on stdio",
+        description="Speak the Agent Client Protocol (version 1) on stdin/stdout: the same "
+        "agent, tools, policy and sandbox in an editor's agent panel. The session's cwd is "
+        "the workspace root; settings are read as for `serve`.",
+    )
+    acp.set_defaults(handler=_acp)
 
     run = sub.add_parser("run", help="run one task headless on a repository")
     run.add_argument("task", nargs="?", help="what the agent should do")

@@ -122,8 +122,8 @@ class LspAgentAcp:
         if servers:
             names = ", ".join(str(s.get("name", "?")) for s in servers)
             log.info(
-                "acp: %d MCP server(s) from the client recorded (%s); this build of lsp-agent "
-                "does not run MCP servers yet, so their tools are not offered",
+                "acp: %d MCP server(s) from the client recorded (%s); their tools are offered "
+                "like MCP_CONFIG entries without trust (each call asks first)",
                 len(servers),
                 names,
             )

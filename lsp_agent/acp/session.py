@@ -11,6 +11,7 @@ has stopped and its last updates are sent.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from lsp_agent.acp.tool_updates import ToolCallTracker
 from lsp_agent.agent.job_types import JobResult, JobStatus
 from lsp_agent.settings import Settings
 from safety.approvals import ApprovalStore
+from tools.mcp.config import McpServerSpec
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,26 @@ HISTORY_TURNS = 3
 HISTORY_CHARS = 600
 
 JobRunner = Callable[..., JobResult]
+
+
+def client_mcp_specs(servers: list[dict[str, Any]]) -> tuple[McpServerSpec, ...]:
+    """The client's stdio MCP servers as specs, never trusted: each call asks first (the
+    user's own servers, like `MCP_CONFIG` entries without `"trust": true`)."""
+    specs = []
+    for entry in servers:
+        command = entry.get("command")
+        if entry.get("type", "stdio") != "stdio" or not isinstance(command, str):
+            log.info("acp: MCP server %r is not a stdio server; not offered", entry.get("name"))
+            continue
+        env = {
+            str(item.get("name")): str(item.get("value", ""))
+            for item in entry.get("env") or []
+            if isinstance(item, dict) and item.get("name")
+        }
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", str(entry.get("name") or "client"))[:40]
+        args = tuple(str(arg) for arg in entry.get("args") or [])
+        specs.append(McpServerSpec(name=name, command=command, args=args, env=env, trust=False))
+    return tuple(specs)
 
 
 def load_runtime() -> JobRunner:
@@ -110,6 +132,10 @@ class AcpSession:
             workspace = ClientWorkspace(self.root, client)
             gate = AcpApprovalGate(self.store, client, tracker, workspace, cancel)
             writer = ClientPatchWriter(workspace, client, cancel)
+            extra: dict[str, Any] = {}
+            specs = client_mcp_specs(self.mcp_servers)
+            if specs:
+                extra["mcp_servers"] = specs
             result = runner(
                 self.task_text(prompt),
                 settings=self.settings,
@@ -118,6 +144,7 @@ class AcpSession:
                 writer=writer,
                 on_progress=tracker.on_progress,
                 cancel=cancel,
+                **extra,
             )
         except ValueError as exc:  # the workspace root is gone or not a directory
             result = JobResult("failed", error=str(exc))

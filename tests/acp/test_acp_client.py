@@ -205,6 +205,8 @@ def test_mcp_servers_from_the_client_are_accepted_and_recorded(
     )
     assert out["turns"][0]["response"] == {"stopReason": "end_turn"}
     assert "1 MCP server(s) from the client recorded (files)" in out["stderr"]
+    # offered like an untrusted MCP_CONFIG entry: /bin/false does not start, and says so
+    assert "MCP server 'files' did not start" in out["stderr"]
 
 
 def test_a_patch_made_stale_while_asking_is_not_written(

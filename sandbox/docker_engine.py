@@ -56,9 +56,11 @@ class DockerEngine:
     def has_image(self, image: str) -> bool:
         return image_exists(image, self._client)
 
-    def start_driver(self, repo_root: Path, image: str) -> DockerDriverChannel:
+    def start_driver(
+        self, repo_root: Path, image: str, project_env: Path | None = None
+    ) -> DockerDriverChannel:
         command = ["python3", "-c", DRIVER_SOURCE, "serve", "--sweep"]
-        container_id = self._create(repo_root, image, command, warm=True)
+        container_id = self._create(repo_root, image, command, warm=True, project_env=project_env)
         api = self._client.api
         try:
             sock = api.attach_socket(
@@ -80,12 +82,19 @@ class DockerEngine:
         return channel
 
     def run_once(
-        self, repo_root: Path, image: str, job: dict[str, Any], timeout_s: float
+        self,
+        repo_root: Path,
+        image: str,
+        job: dict[str, Any],
+        timeout_s: float,
+        project_env: Path | None = None,
     ) -> dict[str, Any]:
         payload = base64.b64encode(json.dumps(job).encode()).decode()
         command = ["python3", "-c", DRIVER_SOURCE, "once", payload]
         api = self._client.api
-        container_id = self._create(repo_root, image, command, warm=False)
+        container_id = self._create(
+            repo_root, image, command, warm=False, project_env=project_env
+        )
         try:
             api.start(container_id)
             api.wait(container_id, timeout=timeout_s + 30)
@@ -102,14 +111,26 @@ class DockerEngine:
         if self._owns_client:
             self._client.close()
 
-    def _create(self, repo_root: Path, image: str, command: list[str], *, warm: bool) -> str:
+    def _create(
+        self,
+        repo_root: Path,
+        image: str,
+        command: list[str],
+        *,
+        warm: bool,
+        project_env: Path | None = None,
+    ) -> str:
         from docker.errors import DockerException, ImageNotFound
 
         api = self._client.api
+        has_env = project_env is not None
         try:
-            host_config = api.create_host_config(**host_config_options(repo_root, auto_remove=warm))
+            host_config = api.create_host_config(
+                **host_config_options(repo_root, auto_remove=warm, project_env=project_env)
+            )
             created = api.create_container(
-                host_config=host_config, **container_options(image, command, stdin_open=warm)
+                host_config=host_config,
+                **container_options(image, command, stdin_open=warm, project_env=has_env),
             )
         except ImageNotFound as exc:
             raise EngineError(f"the sandbox image {image} does not exist: {BUILD_HINT}") from exc

@@ -21,6 +21,7 @@ NANO_CPUS = 500_000_000  # half of one CPU
 PIDS_LIMIT = 100
 TMPFS_OPTIONS = "rw,noexec,nosuid,nodev,size=256m,mode=1777"
 LABEL = "lsp-agent.sandbox"
+PROJECT_ENV_MOUNT = "/opt/lsp-agent-env"  # a prepared project environment, read-only
 
 # The whole environment of every sandbox process.
 SANDBOX_ENV = {
@@ -36,10 +37,18 @@ SANDBOX_ENV = {
 }
 
 
-def host_config_options(repo_root: Path, *, auto_remove: bool) -> dict[str, Any]:
-    """Keyword arguments for `APIClient.create_host_config`."""
+def host_config_options(
+    repo_root: Path, *, auto_remove: bool, project_env: Path | None = None
+) -> dict[str, Any]:
+    """Keyword arguments for `APIClient.create_host_config`.
+
+    `project_env` (a prepared environment, sandbox/project_env.py) is mounted read-only.
+    """
+    binds = {str(repo_root): {"bind": WORKSPACE, "mode": "ro"}}
+    if project_env is not None:
+        binds[str(project_env)] = {"bind": PROJECT_ENV_MOUNT, "mode": "ro"}
     return {
-        "binds": {str(repo_root): {"bind": WORKSPACE, "mode": "ro"}},
+        "binds": binds,
         "network_mode": "none",
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
@@ -56,14 +65,19 @@ def host_config_options(repo_root: Path, *, auto_remove: bool) -> dict[str, Any]
     }
 
 
-def container_options(image: str, command: list[str], *, stdin_open: bool) -> dict[str, Any]:
+def container_options(
+    image: str, command: list[str], *, stdin_open: bool, project_env: bool = False
+) -> dict[str, Any]:
     """Keyword arguments for `APIClient.create_container` (besides `host_config`)."""
+    environment = dict(SANDBOX_ENV)
+    if project_env:
+        environment["PYTHONPATH"] = PROJECT_ENV_MOUNT
     return {
         "image": image,
         "command": command,
         "user": SANDBOX_USER,
         "working_dir": WORKSPACE,
-        "environment": dict(SANDBOX_ENV),
+        "environment": environment,
         "hostname": "sandbox",
         "stdin_open": stdin_open,
         "detach": not stdin_open,  # attached stdin => StdinOnce: EOF ends the container

@@ -1,5 +1,5 @@
 """`python -m lsp_agent` is the same as the `lsp-agent` command."""
 
-from lsp_agent.cli import main
+from lsp_agent.cli.main import main
 
 raise SystemExit(main())

@@ -35,7 +35,7 @@ def _script(steps: int) -> list[dict[str, Any]]:
 def _request_tokens(messages: list[Any], schemas: int, native: bool) -> int:
     from smolagents.models import get_clean_message_list, tool_role_conversions
 
-    from lsp_agent.agent_messages import to_provider_messages
+    from lsp_agent.models.messages import to_provider_messages
 
     if native:
         body = to_provider_messages(messages)
@@ -61,7 +61,7 @@ def measure(runs: int = 30) -> dict[str, Any]:
     from smolagents.models import get_tool_json_schema
     from smolagents.monitoring import LogLevel
 
-    from lsp_agent.agent_factory import build_agent
+    from lsp_agent.agent.factory import build_agent
     from lsp_agent.testing import ScriptedModel
     from tools.base import ToolContext
     from tools.registry import build_tools

@@ -28,8 +28,13 @@ from llama_cpp.llama_types import CreateCompletionResponse
 from smolagents import FinalAnswerTool
 from smolagents.models import ChatMessage, MessageRole, get_tool_json_schema
 
-from lsp_agent.embedded_model import DEFAULT_EMBEDDED, EmbeddedModel, embedded_gguf, load_llama
-from lsp_agent.tool_grammar import check_call, tool_call_grammar, tool_specs
+from lsp_agent.models.embedded.model import (
+    DEFAULT_EMBEDDED,
+    EmbeddedModel,
+    embedded_gguf,
+    load_llama,
+)
+from lsp_agent.models.embedded.tool_grammar import check_call, tool_call_grammar, tool_specs
 from tools.base import ToolContext
 from tools.registry import build_tools
 from tools.workspace import DiskWorkspace

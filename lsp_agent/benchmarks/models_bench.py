@@ -70,7 +70,7 @@ def _progress(model_id: str, runs: int) -> Any:
 
 
 def _check_reachable(settings: Settings) -> None:
-    from lsp_agent.model_factory import check_model_reachable
+    from lsp_agent.models.factory import check_model_reachable
 
     problem = check_model_reachable(settings)
     if problem:

@@ -5,7 +5,7 @@ Both sides are counted as they go on the wire: the system prompt the agent write
 `tools` parameter its LiteLLM model prepares for the request (`_prepare_completion_kwargs`,
 no request is sent). smolagents repeats every tool in prose in its system prompt and sends
 each argument with its description; ours sends each tool once, as a compact schema
-(argument names, types and `required`; `lsp_agent.tool_schemas`).
+(argument names, types and `required`; `lsp_agent.models.tool_schemas`).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ def measure(runs: int = 1) -> dict[str, Any]:
     from smolagents import LiteLLMModel, ToolCallingAgent
     from smolagents.monitoring import LogLevel
 
-    from lsp_agent.agent_factory import build_agent
-    from lsp_agent.native_replay_model import NativeLiteLLMModel
+    from lsp_agent.agent.factory import build_agent
+    from lsp_agent.models.native_replay import NativeLiteLLMModel
     from lsp_agent.testing import ScriptedModel
     from tools.base import ToolContext
     from tools.registry import build_tools

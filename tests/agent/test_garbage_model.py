@@ -15,8 +15,8 @@ from smolagents import ToolCallingAgent
 from smolagents.memory import ActionStep
 from smolagents.monitoring import LogLevel
 
-from lsp_agent.model_factory import build_model
-from lsp_agent.robust_model import RobustModel
+from lsp_agent.models.factory import build_model
+from lsp_agent.models.robust import RobustModel
 from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedOpenAIServer, SpyTool
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from smolagents.models import ChatMessage, MessageRole
 
-from lsp_agent.model_factory import (
+from lsp_agent.models.factory import (
     ModelConfigError,
     ModelEndpoint,
     build_model,
@@ -61,13 +61,13 @@ def test_scripted_model_id_loads_the_script(tmp_path: Path) -> None:
 def test_embedded_dispatches_lazily_and_explains_when_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(sys.modules, "lsp_agent.embedded_model", None)
+    monkeypatch.setitem(sys.modules, "lsp_agent.models.embedded.model", None)
     with pytest.raises(ModelConfigError, match="MODEL_ID=embedded is not available"):
         build_model(Settings(model_id="embedded"))
-    fake = types.ModuleType("lsp_agent.embedded_model")
+    fake = types.ModuleType("lsp_agent.models.embedded.model")
     seen: list[Settings] = []
     fake.build_embedded_model = lambda settings: seen.append(settings) or "embedded-model"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "lsp_agent.embedded_model", fake)
+    monkeypatch.setitem(sys.modules, "lsp_agent.models.embedded.model", fake)
     settings = Settings(model_id="embedded")
     assert build_model(settings) == "embedded-model"
     assert seen == [settings]

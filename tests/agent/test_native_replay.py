@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from lsp_agent.agent_runtime import run_agent_job
+from lsp_agent.agent.runtime import run_agent_job
 from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedOpenAIServer
 from tools.approval_gate import AutoApprove

@@ -12,7 +12,7 @@ from smolagents.models import ChatMessage, MessageRole, Model
 from smolagents.monitoring import LogLevel
 from smolagents.utils import AgentParsingError
 
-from lsp_agent.robust_model import (
+from lsp_agent.models.robust import (
     FailureKind,
     ModelReplyError,
     RobustModel,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsp_agent.tool_call_parsing import (
+from lsp_agent.models.tool_call_parsing import (
     ParseFailure,
     ParseSuccess,
     loads_lenient,

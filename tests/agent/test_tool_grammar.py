@@ -13,14 +13,14 @@ import pytest
 from smolagents import FinalAnswerTool
 from smolagents.models import ChatMessage, MessageRole
 
-from lsp_agent.embedded_model import embedded_gguf
-from lsp_agent.grammar_sampler import ConstrainedLlama, GrammarError, grammar_accepts, quiet_llama
-from lsp_agent.model_factory import build_model
-from lsp_agent.robust_model import RobustModel
-from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedOpenAIServer, SpyTool
-from lsp_agent.tool_call_format import ToolCallFormat
-from lsp_agent.tool_grammar import (
+from lsp_agent.models.embedded.grammar_sampler import (
+    ConstrainedLlama,
+    GrammarError,
+    grammar_accepts,
+    quiet_llama,
+)
+from lsp_agent.models.embedded.model import embedded_gguf
+from lsp_agent.models.embedded.tool_grammar import (
     MAX_ANSWER_CHARS,
     arguments_grammar,
     call_head,
@@ -30,6 +30,11 @@ from lsp_agent.tool_grammar import (
     tool_call_schema,
     tool_specs,
 )
+from lsp_agent.models.factory import build_model
+from lsp_agent.models.robust import RobustModel
+from lsp_agent.models.tool_call_format import ToolCallFormat
+from lsp_agent.settings import Settings
+from lsp_agent.testing import ScriptedOpenAIServer, SpyTool
 from tools.base import ToolContext
 from tools.registry import TOOL_NAMES, build_tools
 from tools.workspace import DiskWorkspace

@@ -9,8 +9,8 @@ from smolagents.default_tools import FinalAnswerTool
 from smolagents.models import get_tool_json_schema
 
 from lsp_agent.benchmarks import prompt_bench
-from lsp_agent.native_replay_model import NativeLiteLLMModel
-from lsp_agent.tool_schemas import compact_tool_schema
+from lsp_agent.models.native_replay import NativeLiteLLMModel
+from lsp_agent.models.tool_schemas import compact_tool_schema
 from tools.base import AgentTool, ToolContext
 from tools.registry import build_tools
 from tools.workspace import DiskWorkspace

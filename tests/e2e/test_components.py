@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from lsp_agent.doctor import Status, check_docker, check_executable
+from lsp_agent.cli.doctor import Status, check_docker, check_executable
 from lsp_agent.settings import Settings
 from tests.conftest import require_component
 

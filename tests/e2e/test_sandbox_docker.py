@@ -150,7 +150,7 @@ def test_missing_image_means_check_unavailable_with_the_fix(tmp_repo, docker_eng
 
 def test_status_command_reports_ready(sandbox_image, tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "lsp_agent.sandbox_command", "status"],
+        [sys.executable, "-m", "lsp_agent.cli.sandbox_command", "status"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -2,7 +2,7 @@
 in the temporary workspace, answers `window/showMessageRequest`, and keeps its open
 documents in sync with the server (`didOpen` / `didChange`).
 
-Text edits are applied here with an implementation independent of `lsp_agent.edits`
+Text edits are applied here with an implementation independent of `lsp_agent.lsp.edits`
 (LSP line breaks, positions in the negotiated encoding), so the tests check the server's
 positions rather than re-using its own arithmetic.
 """
@@ -22,7 +22,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
-from lsp_agent.headless_client import converter_factory
+from lsp_agent.cli.headless_client import converter_factory
 
 FAKE_SERVER = [sys.executable, str(Path(__file__).with_name("fake_server.py"))]
 REAL_SERVER = [sys.executable, "-m", "lsp_agent", "serve"]

@@ -1,4 +1,4 @@
-"""A stand-in for `lsp_agent.agent_runtime.run_agent_job` that drives the real tools.
+"""A stand-in for `lsp_agent.agent.runtime.run_agent_job` that drives the real tools.
 
 It reads the `MODEL_ID=scripted:PATH` script (the `lsp_agent.testing.script` format) and
 performs each turn's tool calls through the real, wrapped tools (approval gate, stale
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.job_types import JobResult, ProgressEvent
+from lsp_agent.agent.job_types import JobResult, ProgressEvent
 from lsp_agent.settings import Settings
 from lsp_agent.testing.script import load_script
 from tools.approval_gate import ApprovalGate

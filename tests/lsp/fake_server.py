@@ -10,11 +10,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 def main() -> int:
     from lsp_agent.logging_setup import configure_logging
-    from lsp_agent.stdio import reserve_stdout_for_rpc
+    from lsp_agent.lsp.stdio import reserve_stdout_for_rpc
 
     rpc_out = reserve_stdout_for_rpc()
     configure_logging("INFO", None, suppress_warnings=True)
-    from lsp_agent.server import create_server
+    from lsp_agent.lsp.server import create_server
     from tests.lsp.fake_runtime import run_scripted_job
 
     server = create_server(runner=lambda: run_scripted_job)

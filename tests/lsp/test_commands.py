@@ -29,7 +29,7 @@ async def rejected(call: Any) -> JsonRpcException:
 
 
 BAD_ARGUMENTS: list[tuple[str, list[Any], str]] = [
-    ("lspAgent.run", [], "one object argument"),
+    ("lspAgent.run", [], "Expected 1 arguments, got 0"),
     ("lspAgent.run", ["fix it"], "one object argument"),
     ("lspAgent.run", [{"task": ""}], "`task` must be a non-empty string"),
     ("lspAgent.run", [{"task": 5}], "`task` must be a non-empty string"),
@@ -38,10 +38,11 @@ BAD_ARGUMENTS: list[tuple[str, list[Any], str]] = [
     ("lspAgent.run", [{"task": "t", "range": {"start": {"line": -1}}}], "range.start.line"),
     ("lspAgent.run", [{"task": "t", "range": "all"}], "range must be an object"),
     ("lspAgent.run", [{"task": "t", "uri": "file:///elsewhere/x.py"}], "not inside"),
-    ("lspAgent.cancel", [], '{"jobId": N}'),
+    ("lspAgent.cancel", [], "Expected 1 arguments, got 0"),
     ("lspAgent.cancel", [{"jobId": "x"}], '{"jobId": N}'),
     ("lspAgent.cancel", [{"jobId": 99}], "there is no job 99"),
-    ("lspAgent.approve", [], '{"patchId": "a1"}'),
+    ("lspAgent.approve", [], "Expected 1 arguments, got 0"),
+    ("lspAgent.approve", [{"patchId": "a1"}, {}], "Expected 1 arguments, got 2"),
     ("lspAgent.approve", [{"patchId": "a9"}], "no pending approval 'a9'"),
     ("lspAgent.reject", [{"patchId": []}], '{"patchId": "a1"}'),
 ]

@@ -47,7 +47,7 @@ def test_serve_writes_only_framed_json_rpc(tmp_path: Path) -> None:
 def test_stray_writes_after_start_go_to_stderr() -> None:
     program = (
         "import os\n"
-        "from lsp_agent.stdio import reserve_stdout_for_rpc\n"
+        "from lsp_agent.lsp.stdio import reserve_stdout_for_rpc\n"
         "rpc = reserve_stdout_for_rpc()\n"
         "print('stray print')\n"
         "os.write(1, b'stray c-level write\\n')\n"

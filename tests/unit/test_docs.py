@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.cli import build_parser
+from lsp_agent.cli.main import build_parser
 from lsp_agent.settings import env_example, env_keys, markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]

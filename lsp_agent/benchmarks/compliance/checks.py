@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsp_agent.agent.job_types import JobResult
 from lsp_agent.benchmarks.compliance.fixture_repo import changed_paths
-from lsp_agent.job_types import JobResult
 
 PROBE_TIMEOUT_S = 20
 

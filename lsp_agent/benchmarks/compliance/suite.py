@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lsp_agent.agent.job_types import JobResult
 from lsp_agent.benchmarks.compliance.checks import Outcome, Verdict
 from lsp_agent.benchmarks.compliance.fixture_repo import make_fixture_repo
 from lsp_agent.benchmarks.compliance.levels import Level
-from lsp_agent.job_types import JobResult
 from lsp_agent.settings import Settings
 
 SCRIPTED = "scripted"  # the model id that means "the levels' reference solutions"
@@ -127,7 +127,7 @@ def _record(result: JobResult, verdict: Verdict) -> RunRecord:
 
 def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRecord:
     """One run of `level` on a fresh fixture repository; `model=None` builds it from settings."""
-    from lsp_agent.agent_runtime import run_agent_job
+    from lsp_agent.agent.runtime import run_agent_job
     from tools.approval_gate import AutoApprove
     from tools.patch_writer import DiskPatchWriter
     from tools.workspace import DiskWorkspace

@@ -1,0 +1,157 @@
+"""Build the agent: smolagents' ToolCallingAgent loop, instrumented for small models.
+
+The loop is smolagents' own. Around it: our tools (each wrapped), a short system prompt,
+past calls replayed as native tool calls, a context budget enforced after every step,
+step notes (patch state, steps left), a check that the final answer is a real answer,
+and a callback that reports progress and honours cancel and loop stops.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from smolagents import ToolCallingAgent
+from smolagents.memory import ActionStep
+from smolagents.models import ChatMessage, MessageRole, Model
+from smolagents.monitoring import LogLevel
+
+from lsp_agent.agent.context_budget import CHARS_PER_TOKEN, ContextBudget
+from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.prompts import next_hint, small_model_templates, step_notes
+from lsp_agent.models.messages import action_messages, memory_messages
+from lsp_agent.models.tool_schemas import compact_tool_schemas
+from tools.base import ToolContext
+from tools.registry import build_tools
+
+PLACEHOLDER_ANSWERS = {"", "final_answer", "answer", "...", "<your answer>", "none", "null"}
+
+
+def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
+    """A final answer must say something: not empty, not a placeholder or the tool's name."""
+    text = str(final_answer).strip()
+    if text.lower() in PLACEHOLDER_ANSWERS or text.startswith("<"):
+        raise ValueError(
+            "the final answer is empty or a placeholder. Call final_answer with "
+            "answer set to your actual answer in plain words."
+        )
+    return True
+
+
+class LspAgent(ToolCallingAgent):  # type: ignore[misc]
+    """ToolCallingAgent that replays history natively and adds step notes."""
+
+    def __init__(self, *, tool_context: ToolContext, **kwargs: Any) -> None:
+        self.tool_context = tool_context
+        super().__init__(**kwargs)
+
+    def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
+        messages = memory_messages(self.memory)
+        patches = self.tool_context.patches
+        latest = patches.latest()
+        hint = next_hint(latest.id, latest.status) if latest else ""
+        notes = step_notes(self.step_number, self.max_steps, patches.summary(), hint)
+        if notes and not summary_mode:
+            messages.append(
+                ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": notes}])
+            )
+        return messages
+
+
+def summarize_observation(text: str, limit: int = 160) -> str:
+    """One readable line for progress: an error's message, a patch's id and check, or
+    the first line of the result."""
+    stripped = text.strip()
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        if "error" in data and "message" in data:
+            line = str(data["message"])
+        elif "patch_id" in data:
+            check = str(data.get("check", "")).splitlines()[0] if data.get("check") else ""
+            line = f"proposed {data['patch_id']} ({check})"
+        elif "exit_code" in data:
+            line = f"exit code {data['exit_code']}"
+        else:
+            line = stripped
+    else:
+        line = stripped
+    first = line.splitlines()[0] if line else ""
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def schema_tokens(tools: list[Any]) -> int:
+    """Estimated tokens of the tool schemas sent with every request."""
+    text = json.dumps(compact_tool_schemas(tools))
+    return int(len(text) / CHARS_PER_TOKEN)
+
+
+class StepMonitor:
+    """After each step: enforce the budget, report progress, stop on cancel or loops."""
+
+    def __init__(
+        self,
+        context: ToolContext,
+        budget: ContextBudget,
+        on_progress: Callable[[ProgressEvent], None],
+        cancel: threading.Event,
+        max_steps: int,
+    ) -> None:
+        self.context = context
+        self.budget = budget
+        self.on_progress = on_progress
+        self.cancel = cancel
+        self.max_steps = max_steps
+        self.final_answer_given = False
+        self.tools_used: list[str] = []
+
+    def __call__(self, step: ActionStep, agent: LspAgent) -> None:
+        self.context.state.begin_step()
+        tool = step.tool_calls[0].name if step.tool_calls else None
+        if tool:
+            self.tools_used.append(tool)
+        if step.is_final_answer:
+            self.final_answer_given = True
+        # smolagents appends `step` to memory only after the callbacks: count it too.
+        self.budget.enforce(
+            [*agent.memory.steps, step],
+            lambda: agent.write_memory_to_messages() + action_messages(step),
+        )
+        line = summarize_observation(str(step.error) if step.error else (step.observations or ""))
+        self.on_progress(
+            ProgressEvent(step.step_number, self.max_steps, tool, line or "thinking", "step")
+        )
+        if self.cancel.is_set() or self.context.state.stopped:
+            agent.interrupt()
+
+
+def build_agent(
+    model: Model,
+    context: ToolContext,
+    *,
+    max_steps: int,
+    num_ctx: int,
+    on_progress: Callable[[ProgressEvent], None],
+    cancel: threading.Event,
+) -> tuple[LspAgent, StepMonitor]:
+    """The agent for one job, and the monitor that watches its steps."""
+    # The agent's own max_steps ends the run; the state's limit only backs it up.
+    context.state.max_steps = max(context.state.max_steps, max_steps + 1)
+    tools = build_tools(context)
+    budget = ContextBudget.for_context(num_ctx, fixed_tokens=schema_tokens(tools))
+    monitor = StepMonitor(context, budget, on_progress, cancel, max_steps)
+    agent = LspAgent(
+        tool_context=context,
+        tools=tools,
+        model=model,
+        prompt_templates=small_model_templates(),
+        max_steps=max_steps,
+        verbosity_level=LogLevel.OFF,
+        step_callbacks={ActionStep: monitor},
+        final_answer_checks=[answer_is_real],
+    )
+    return agent, monitor

@@ -1,0 +1,43 @@
+"""What an agent job reports and returns: the contract between the runtime and its hosts.
+
+The language server, the headless CLI and the demo all run jobs through
+`lsp_agent.agent.runtime.run_agent_job(...)` (blocking; run it off the event loop) and see
+them through these types only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+JobStatus = Literal["answered", "max_steps", "cancelled", "stopped", "failed"]
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """One thing worth telling the user while a job runs."""
+
+    step: int
+    max_steps: int
+    tool: str | None
+    message: str
+    kind: Literal["step", "tool", "approval", "info"] = "step"
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """How a job ended. `answer` is the final answer when `status == "answered"`."""
+
+    status: JobStatus
+    answer: str = ""
+    steps: int = 0
+    error: str = ""
+    patches: list[str] = field(default_factory=list)  # one summary line per patch
+    tools_used: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "answered"

@@ -1,0 +1,171 @@
+"""Run one agent job: the entry point shared by the language server, `run` and `demo`.
+
+`run_agent_job` blocks (hosts run it off their event loop) and never raises for model or
+tool problems: every ending — final answer, max steps, cancel, loop stop, a model that
+cannot be reached — is a `JobResult`. Bugs are logged with their traceback and reported
+as `failed`.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from lsp_agent.agent.job_types import JobResult, JobStatus, ProgressEvent
+from lsp_agent.logging_setup import quiet_third_party_imports
+from lsp_agent.settings import Settings
+from tools.approval_gate import ApprovalGate
+from tools.patch_writer import PatchWriter
+from tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tools.base import ToolContext
+
+log = logging.getLogger(__name__)
+
+
+def _tool_context(
+    settings: Settings,
+    workspace: Workspace,
+    approvals: ApprovalGate,
+    writer: PatchWriter,
+    on_progress: Callable[[ProgressEvent], None],
+) -> Any:
+    from safety.policy import CommandPolicy
+    from safety.run_state import AgentState
+    from sandbox import open_sandbox
+    from tools.base import ToolContext, ToolLimits
+
+    state = AgentState(max_steps=settings.agent_max_steps + 1)
+
+    def tool_started(name: str, arguments: dict[str, Any]) -> None:
+        on_progress(
+            ProgressEvent(state.step + 1, settings.agent_max_steps, name, f"running {name}", "tool")
+        )
+
+    return ToolContext(
+        workspace=workspace,
+        limits=ToolLimits.from_settings(settings),
+        policy=CommandPolicy(
+            workspace_root=workspace.root, policy_file=settings.policy_file or None
+        ),
+        approvals=approvals,
+        state=state,
+        writer=writer,
+        sandbox_factory=lambda: open_sandbox(workspace.root, settings),
+        check_command=shlex.split(settings.check_command) or None,
+        on_tool_call=tool_started,
+    )
+
+
+def offer_argument_choices(model: Any, context: ToolContext) -> None:
+    """Models that constrain arguments (the embedded one) get the repository's paths and
+    the run's patch ids, asked afresh for every reply."""
+    if not hasattr(model, "argument_choices"):
+        return
+    from lsp_agent.models.embedded.model import repository_paths
+
+    root = context.workspace.root
+
+    def choices() -> dict[str, list[str]]:
+        return {
+            "path": repository_paths(root),
+            "patch_id": [patch.id for patch in context.patches.all()],
+        }
+
+    model.argument_choices = choices
+
+
+def _status(
+    error: BaseException | None, cancel: threading.Event, stopped: bool, answered: bool
+) -> JobStatus:
+    if cancel.is_set():
+        return "cancelled"
+    if stopped:
+        return "stopped"
+    if error is not None:
+        return "failed"
+    return "answered" if answered else "max_steps"
+
+
+def run_agent_job(
+    task: str,
+    *,
+    settings: Settings,
+    workspace: Workspace,
+    approvals: ApprovalGate,
+    writer: PatchWriter,
+    on_progress: Callable[[ProgressEvent], None],
+    cancel: threading.Event,
+    model: Any = None,
+) -> JobResult:
+    """Run `task` to its end. `model=None` builds the model from `settings`."""
+    started = time.monotonic()
+    quiet_third_party_imports()
+    from smolagents.utils import AgentError
+
+    from lsp_agent.agent.factory import build_agent
+    from lsp_agent.agent.telemetry import setup_telemetry
+    from lsp_agent.models.errors import ModelConfigError
+    from lsp_agent.models.factory import build_model, check_model_reachable
+    from lsp_agent.models.robust import RobustModel
+
+    try:
+        setup_telemetry(settings)
+    except Exception:  # tracing must never stop a job
+        log.exception("telemetry set-up failed; continuing without traces")
+    try:
+        inner = (
+            model
+            if model is not None
+            else build_model(settings, constrained_calls=settings.model_constrained_calls)
+        )
+    except ModelConfigError as exc:
+        return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)
+    robust = RobustModel(inner)
+    context = _tool_context(settings, workspace, approvals, writer, on_progress)
+    offer_argument_choices(inner, context)
+    agent, monitor = build_agent(
+        robust,
+        context,
+        max_steps=settings.agent_max_steps,
+        num_ctx=min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30),
+        on_progress=on_progress,
+        cancel=cancel,
+    )
+    answer: Any = ""
+    error: BaseException | None = None
+    try:
+        answer = agent.run(task, max_steps=settings.agent_max_steps)
+    except AgentError as exc:  # interrupted (cancel / loop stop) or a model-side failure
+        error = exc
+    except Exception as exc:
+        log.exception("agent job failed")
+        error = exc
+    finally:
+        context.close()
+    status = _status(error, cancel, context.state.stopped, monitor.final_answer_given)
+    message = ""
+    if robust.first_call_unreachable:
+        status = "failed"
+        message = check_model_reachable(settings) or "the model could not be reached"
+    elif status == "stopped" and context.state.stop_signal is not None:
+        message = context.state.stop_signal.hint
+    elif error is not None and status == "failed":
+        message = f"{type(error).__name__}: {error}"
+    usage = robust.token_usage
+    return JobResult(
+        status=status,
+        answer=str(answer) if answer is not None else "",
+        steps=len(monitor.tools_used) or context.state.step,
+        error=message,
+        patches=[patch.line() for patch in context.patches.all()],
+        tools_used=monitor.tools_used,
+        prompt_tokens=getattr(usage, "input_tokens", 0) if usage else 0,
+        completion_tokens=getattr(usage, "output_tokens", 0) if usage else 0,
+        duration_s=time.monotonic() - started,
+    )

@@ -1,0 +1,220 @@
+"""`lsp-agent doctor`: what is installed, reachable and configured — and what is not.
+
+Each check reports OK, WARN or FAIL with a one-line detail and, where something is
+missing, how to fix it. The exit code is non-zero when a *required* check fails: Python,
+the packages, valid settings, the configured model's endpoint, and Docker when
+`SANDBOX_BACKEND=docker` is asked for explicitly.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from enum import Enum
+from importlib import metadata
+from pathlib import Path
+
+import httpx
+
+from lsp_agent.settings import Settings, load_settings
+
+REQUIRED_DISTRIBUTIONS = (
+    "pygls",
+    "lsprotocol",
+    "smolagents",
+    "litellm",
+    "opentelemetry-sdk",
+    "opentelemetry-exporter-otlp-proto-http",
+    "arize-phoenix-otel",
+    "openinference-instrumentation-smolagents",
+    "docker",
+    "unidiff",
+    "tree-sitter",
+    "tree-sitter-bash",
+    "python-dotenv",
+    "rich",
+    "httpx",
+)
+HTTP_TIMEOUT_S = 2.0
+
+
+class Status(Enum):
+    OK = "OK"
+    WARN = "WARN"
+    FAIL = "FAIL"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+    required: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "status": self.status.value}
+
+
+def check_python() -> Check:
+    version = ".".join(str(part) for part in sys.version_info[:3])
+    ok = sys.version_info >= (3, 11)
+    detail = f"{version} at {sys.executable}" + ("" if ok else " (3.11 or newer is needed)")
+    return Check("python", Status.OK if ok else Status.FAIL, detail, required=True)
+
+
+def check_packages() -> Check:
+    found, missing = [], []
+    for name in REQUIRED_DISTRIBUTIONS:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    if missing:
+        detail = "missing: " + ", ".join(missing) + " (run `uv sync` in the checkout)"
+        return Check("packages", Status.FAIL, detail, required=True)
+    return Check("packages", Status.OK, "; ".join(found), required=True)
+
+
+def check_settings(errors: list[str]) -> Check:
+    if errors:
+        return Check("settings", Status.FAIL, " | ".join(errors), required=True)
+    return Check("settings", Status.OK, "every value valid", required=True)
+
+
+def _get(url: str) -> httpx.Response | str:
+    try:
+        return httpx.get(url, timeout=HTTP_TIMEOUT_S)
+    except httpx.HTTPError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def check_model(settings: Settings) -> Check:
+    from lsp_agent.models.errors import ModelConfigError
+    from lsp_agent.models.factory import check_model_reachable, is_embedded
+
+    model_id = settings.model_id
+    if model_id.startswith("scripted:"):
+        path = Path(model_id.removeprefix("scripted:"))
+        ok = path.is_file()
+        return Check(
+            "model",
+            Status.OK if ok else Status.FAIL,
+            f"scripted model from {path}" + ("" if ok else " (file not found)"),
+            True,
+        )
+    if is_embedded(model_id):
+        from lsp_agent.models.embedded.loader import embedded_gguf
+
+        try:
+            gguf = embedded_gguf(model_id)
+        except ModelConfigError as exc:
+            return Check("model", Status.FAIL, str(exc), True)
+        return Check("model", Status.OK, f"{model_id}: {gguf.name}, in-process (no endpoint)", True)
+    problem = check_model_reachable(settings)
+    if problem is not None:
+        return Check("model", Status.FAIL, f"{model_id}: {problem}", True)
+    base = settings.effective_api_base()
+    if not base:
+        detail = f"{model_id}: provider default endpoint, not checked"
+        return Check("model", Status.WARN, detail, required=False)
+    return Check("model", Status.OK, f"{model_id} at {base} answers", True)
+
+
+def check_docker(settings: Settings) -> Check:
+    required = settings.sandbox_backend == "docker"
+    try:
+        import docker
+
+        client = docker.from_env(timeout=5)
+        try:
+            version = client.version().get("Version", "?")
+        finally:
+            client.close()
+        return Check("docker", Status.OK, f"engine {version} reachable", required)
+    except Exception as exc:
+        status = Status.FAIL if required else Status.WARN
+        detail = (
+            f"engine not reachable ({type(exc).__name__}); patches are checked with the "
+            "local fallback. Install docker.io and start dockerd"
+        )
+        return Check("docker", status, detail, required)
+
+
+def check_sandbox_image(settings: Settings) -> Check:
+    required = settings.sandbox_backend == "docker"
+    try:
+        from sandbox.image import image_exists, image_tag
+
+        tag = image_tag(settings)
+        if image_exists(tag):
+            return Check("sandbox image", Status.OK, tag, required)
+        detail = f"{tag} not built: run `lsp-agent sandbox build`"
+    except Exception as exc:
+        detail = f"cannot tell ({type(exc).__name__}: {exc})"
+    return Check("sandbox image", Status.FAIL if required else Status.WARN, detail, required)
+
+
+def check_phoenix(settings: Settings) -> Check:
+    if not settings.phoenix_enabled:
+        return Check("phoenix", Status.OK, "export off (PHOENIX_ENABLED=false)")
+    base = settings.phoenix_endpoint.removesuffix("/v1/traces")
+    reply = _get(base + "/healthz")
+    if isinstance(reply, str):
+        return Check(
+            "phoenix",
+            Status.WARN,
+            f"{base} not reachable; traces are dropped. Start one: `lsp-agent phoenix`",
+        )
+    return Check("phoenix", Status.OK, f"{settings.phoenix_endpoint} (HTTP {reply.status_code})")
+
+
+def check_executable(name: str, purpose: str) -> Check:
+    path = shutil.which(name)
+    if path is None:
+        return Check(name, Status.WARN, f"not found ({purpose})")
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+        first = (out.stdout or out.stderr).splitlines()[0] if (out.stdout or out.stderr) else ""
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        first = f"({type(exc).__name__})"
+    return Check(name, Status.OK, f"{first} at {path}")
+
+
+def collect(workspace: Path | None = None) -> list[Check]:
+    settings, errors = load_settings(workspace=workspace or Path.cwd())
+    return [
+        check_python(),
+        check_packages(),
+        check_settings([str(e) for e in errors]),
+        check_model(settings),
+        check_docker(settings),
+        check_sandbox_image(settings),
+        check_phoenix(settings),
+        check_executable("nvim", "Neovim client and its tests"),
+        check_executable("rg", "faster search; a Python fallback is used otherwise"),
+        check_executable("git", "git tools and patch checks"),
+    ]
+
+
+def run_doctor(as_json: bool = False, workspace: Path | None = None) -> int:
+    checks = collect(workspace)
+    failed = [c for c in checks if c.required and c.status is Status.FAIL]
+    if as_json:
+        print(json.dumps({"ok": not failed, "checks": [c.as_dict() for c in checks]}, indent=2))
+    else:
+        width = max(len(c.name) for c in checks)
+        for c in checks:
+            need = "required" if c.required else "optional"
+            print(f"{c.status.value:<4}  {c.name:<{width}}  [{need}]  {c.detail}")
+        print(
+            "doctor: "
+            + (
+                "all required checks passed"
+                if not failed
+                else f"{len(failed)} required check(s) failed: " + ", ".join(c.name for c in failed)
+            )
+        )
+    return 1 if failed else 0

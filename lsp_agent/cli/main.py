@@ -1,0 +1,161 @@
+"""The `lsp-agent` command. Each subcommand's work lives in its own module, imported lazily
+so that `serve` starts fast and only what a subcommand needs is loaded."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from lsp_agent import __version__
+from lsp_agent.logging_setup import configure_logging, quiet_third_party_imports
+from lsp_agent.settings import load_settings
+
+Handler = Callable[[argparse.Namespace], int]
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from lsp_agent.lsp.stdio import serve_stdio
+
+    return serve_stdio()
+
+
+def _run(args: argparse.Namespace) -> int:
+    from lsp_agent.cli.run import run_headless
+
+    return run_headless(
+        args.task, args.repo, yes=args.yes, max_steps=args.max_steps, model=args.model
+    )
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from lsp_agent.cli.doctor import run_doctor
+
+    return run_doctor(as_json=args.json)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from lsp_agent.cli.demo import run_demo
+
+    return run_demo(model=args.model)
+
+
+def _phoenix(args: argparse.Namespace) -> int:
+    from lsp_agent.cli.phoenix_server import run_phoenix
+
+    return run_phoenix(port=args.port, setup_only=args.setup_only, grpc_port=args.grpc_port)
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    from lsp_agent.cli.sandbox_command import run
+
+    return run(args)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from lsp_agent.benchmarks.runner import BenchOptions, run_bench
+
+    options = BenchOptions(
+        models=tuple(args.model or ()),
+        levels=tuple(part for part in (args.levels or "").split(",") if part.strip()),
+        chart=args.chart,
+    )
+    return run_bench(args.name, runs=args.runs, output=args.output, options=options)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lsp-agent",
+        description="An editor-integrated coding agent for small local models. "
+        "With no subcommand, runs the language server on stdio (same as `serve`).",
+    )
+    parser.add_argument("--version", action="version", version=f"lsp-agent {__version__}")
+    parser.add_argument("--log-file", type=Path, help="also write logs to this file")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the language server on stdio (default)")
+    serve.add_argument(
+        "--log-file", type=Path, default=argparse.SUPPRESS, help="also write logs to this file"
+    )
+    serve.add_argument("--stdio", action="store_true", help="accepted for editor compatibility")
+    serve.set_defaults(handler=_serve)
+
+    run = sub.add_parser("run", help="run one task headless on a repository")
+    run.add_argument("task", nargs="?", help="what the agent should do")
+    run.add_argument("--repo", type=Path, default=Path.cwd(), help="repository (default: .)")
+    run.add_argument("--yes", action="store_true", help="approve patches and commands")
+    run.add_argument("--max-steps", type=int, help="override AGENT_MAX_STEPS")
+    run.add_argument("--model", help="override MODEL_ID")
+    run.set_defaults(handler=_run)
+
+    demo = sub.add_parser(
+        "demo",
+        help="show the whole flow on a sample repository",
+        description="Fix a real defect in a sample repository through the real server, a "
+        "headless editor and the agent; exit 0 when its test passes afterwards, else 1.",
+    )
+    demo.add_argument("--model", default=None, help="model id (default: the embedded model)")
+    demo.set_defaults(handler=_demo)
+
+    doctor = sub.add_parser("doctor", help="check the installation and report what is missing")
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.set_defaults(handler=_doctor)
+
+    sandbox = sub.add_parser("sandbox", help="build or inspect the patch-check sandbox")
+    from lsp_agent.cli.sandbox_command import configure
+
+    configure(sandbox)
+    sandbox.set_defaults(handler=_sandbox)
+
+    bench = sub.add_parser("bench", help="measure speed, size and success; prints figures")
+    from lsp_agent.benchmarks.runner import BENCHMARKS
+
+    in_all = [name for name, entry in BENCHMARKS.items() if entry.in_all]
+    left_out = [name for name in BENCHMARKS if name not in in_all]
+    bench.add_argument(
+        "name",
+        help=f"one of: {', '.join(BENCHMARKS)}; or `all` ({', '.join(in_all)}; "
+        f"not {', '.join(left_out)})",
+    )
+    bench.add_argument("--runs", type=int, default=None, help="repetitions (default per bench)")
+    bench.add_argument("--output", type=Path, default=None, help="write results as JSON here")
+    bench.add_argument(
+        "--model",
+        action="append",
+        metavar="ID",
+        help="bench models: model to run the compliance suite on, repeatable "
+        "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
+        "bench demo: the model the demo runs (default `embedded`)",
+    )
+    bench.add_argument(
+        "--levels", metavar="L0,L3", help="bench models: only these levels (default: all)"
+    )
+    bench.add_argument(
+        "--chart", type=Path, metavar="PNG", help="bench models: draw pass rate per level here"
+    )
+    bench.set_defaults(handler=_bench)
+
+    phoenix = sub.add_parser("phoenix", help="start a local Arize Phoenix server for traces")
+    phoenix.add_argument("--port", type=int, default=6006, help="HTTP and OTLP port (6006)")
+    phoenix.add_argument("--grpc-port", type=int, default=None, help="OTLP/gRPC port (4317)")
+    phoenix.add_argument(
+        "--setup-only", action="store_true", help="create Phoenix's environment and exit"
+    )
+    phoenix.set_defaults(handler=_phoenix)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    quiet_third_party_imports()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    settings, _ = load_settings(workspace=Path.cwd())
+    configure_logging(
+        settings.log_level, args.log_file, suppress_warnings=settings.suppress_warnings
+    )
+    handler: Handler = getattr(args, "handler", _serve)
+    return handler(args)

@@ -1,0 +1,125 @@
+"""`lsp-agent run "TASK" --repo DIR [--yes]`: the agent in a terminal, no editor needed.
+
+Progress is printed as it happens; approvals are asked at the terminal (y / n / show);
+`--yes` approves patches and approval-needing commands (a denied command is never run);
+with no terminal and no `--yes`, approvals are rejected and the run says so. Exit codes:
+0 final answer, 1 failure or max steps, 2 bad usage. With no TASK: an interactive loop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.settings import Settings, load_settings
+from tools.approval_gate import ApprovalGate, AutoApprove, RejectAll
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+NO_TTY = "no terminal to ask and no --yes; run with --yes to approve patches and commands"
+
+
+def approval_gate(yes: bool, console: Console, interactive: bool) -> ApprovalGate:
+    if yes:
+        return AutoApprove()
+    if interactive:
+        from lsp_agent.cli.terminal_approval import TerminalGate
+
+        return TerminalGate(console)
+    return RejectAll(NO_TTY)
+
+
+def print_progress(console: Console, event: ProgressEvent) -> None:
+    if event.kind == "tool":
+        console.print(f"[dim]  … {event.tool}[/dim]")
+        return
+    tool = f"[cyan]{event.tool}[/cyan]" if event.tool else "(no tool)"
+    console.print(f"step {event.step}/{event.max_steps} {tool} {event.message}")
+
+
+def print_result(console: Console, result: JobResult) -> None:
+    colour = "green" if result.ok else "red"
+    console.print(
+        f"\n[bold {colour}]{result.status}[/bold {colour}] after {result.steps} steps"
+        f" in {result.duration_s:.1f} s"
+    )
+    if result.error:
+        console.print(f"[red]{result.error}[/red]")
+    for line in result.patches:
+        console.print(f"patch {line}")
+    if result.answer:
+        console.print(f"\n{result.answer}")
+
+
+def run_task(
+    task: str, repo: Path, settings: Settings, gate: ApprovalGate, console: Console
+) -> JobResult:
+    from lsp_agent.agent.runtime import run_agent_job
+    from tools.patch_writer import DiskPatchWriter
+    from tools.workspace import DiskWorkspace
+
+    return run_agent_job(
+        task,
+        settings=settings,
+        workspace=DiskWorkspace(repo),
+        approvals=gate,
+        writer=DiskPatchWriter(repo),
+        on_progress=lambda event: print_progress(console, event),
+        cancel=threading.Event(),
+    )
+
+
+def run_headless(
+    task: str | None,
+    repo: Path,
+    *,
+    yes: bool = False,
+    max_steps: int | None = None,
+    model: str | None = None,
+    console: Console | None = None,
+) -> int:
+    console = console or Console(highlight=False, soft_wrap=True)
+    if not repo.is_dir():
+        console.print(f"[red]--repo {repo} is not a directory[/red]")
+        return EXIT_USAGE
+    if max_steps is not None and max_steps < 1:
+        console.print("[red]--max-steps must be 1 or more[/red]")
+        return EXIT_USAGE
+    settings, errors = load_settings(workspace=repo)
+    for error in errors:
+        console.print(f"[yellow]{error}[/yellow]")
+    overrides: dict[str, Any] = {
+        k: v for k, v in (("agent_max_steps", max_steps), ("model_id", model)) if v
+    }
+    settings = dataclasses.replace(settings, **overrides)
+    from lsp_agent.models.factory import check_model_reachable
+
+    problem = check_model_reachable(settings)
+    if problem:
+        console.print(f"[red]{problem}[/red]")
+        return EXIT_FAILURE
+    interactive = sys.stdin.isatty()
+    gate = approval_gate(yes, console, interactive)
+    if not yes and not interactive:
+        console.print(f"[yellow]Note: {NO_TTY}; approvals will be rejected.[/yellow]")
+    if task:
+        result = run_task(task, repo.resolve(), settings, gate, console)
+        print_result(console, result)
+        return EXIT_OK if result.ok else EXIT_FAILURE
+    if not interactive:
+        console.print("[red]no TASK given and no terminal for an interactive session[/red]")
+        return EXIT_USAGE
+    console.print(f"lsp-agent on {repo.resolve()} with {settings.model_id}. Empty line to quit.")
+    while True:
+        try:
+            line = input("task> ").strip()
+        except EOFError:
+            return EXIT_OK
+        if not line:
+            return EXIT_OK
+        print_result(console, run_task(line, repo.resolve(), settings, gate, console))

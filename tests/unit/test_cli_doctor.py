@@ -1,0 +1,111 @@
+"""`lsp-agent doctor` tells the truth about the model endpoint and the rest."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+import pytest
+
+from lsp_agent.cli.doctor import Status, check_model, check_python, collect, run_doctor
+from lsp_agent.settings import Settings
+from tests.http_stub import http_stub
+
+
+def ollama(models: list[str]):
+    def route(path: str, body: dict[str, Any] | None) -> tuple[int, Any]:
+        if path == "/api/tags":
+            return 200, {"models": [{"name": m} for m in models]}
+        return 404, {}
+
+    return route
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_ollama_with_the_model_pulled_is_ok() -> None:
+    with http_stub(ollama(["qwen2.5-coder:14b"])) as url:
+        check = check_model(Settings(model_api_base=url))
+    assert check.status is Status.OK and url in check.detail
+
+
+def test_ollama_without_the_model_says_how_to_pull_it() -> None:
+    with http_stub(ollama(["llama3:8b"])) as url:
+        check = check_model(Settings(model_api_base=url))
+    assert check.status is Status.FAIL and check.required
+    assert "ollama pull qwen2.5-coder:14b" in check.detail
+
+
+def test_unreachable_endpoint_names_the_url() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    check = check_model(Settings(model_id="openai/qwen", model_api_base=url))
+    assert check.status is Status.FAIL
+    assert url in check.detail and "MODEL_API_BASE" in check.detail
+
+
+def test_openai_compatible_endpoint_is_probed_at_models() -> None:
+    seen: list[str] = []
+
+    def route(path: str, body: dict[str, Any] | None) -> tuple[int, Any]:
+        seen.append(path)
+        return 200, {"data": [{"id": "qwen"}]}
+
+    with http_stub(route) as url:
+        check = check_model(Settings(model_id="openai/qwen", model_api_base=url + "/v1"))
+    assert check.status is Status.OK and seen == ["/v1/models"]
+
+
+def test_python_check_reports_this_interpreter() -> None:
+    check = check_python()
+    assert check.status is Status.OK and "3." in check.detail
+
+
+def test_exit_code_and_json_report(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path
+) -> None:
+    monkeypatch.setenv("MODEL_ID", "openai/qwen")
+    monkeypatch.setenv("MODEL_API_BASE", f"http://127.0.0.1:{free_port()}/v1")
+    monkeypatch.setenv("PHOENIX_ENABLED", "false")
+    assert run_doctor(as_json=True, workspace=tmp_path) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False
+    names = {c["name"]: c for c in report["checks"]}
+    assert {
+        "python",
+        "packages",
+        "settings",
+        "model",
+        "docker",
+        "sandbox image",
+        "phoenix",
+        "nvim",
+    } <= set(names)
+    assert names["model"]["status"] == "FAIL"
+
+    with http_stub(lambda p, b: (200, {"data": []})) as url:
+        monkeypatch.setenv("MODEL_API_BASE", url + "/v1")
+        assert run_doctor(workspace=tmp_path) == 0
+    assert "all required checks passed" in capsys.readouterr().out
+
+
+def test_bad_setting_makes_doctor_fail(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("AGENT_MAX_STEPS", "abc")
+    checks = {c.name: c for c in collect(tmp_path)}
+    assert checks["settings"].status is Status.FAIL
+    assert "AGENT_MAX_STEPS='abc'" in checks["settings"].detail
+
+
+def test_embedded_model_is_found_without_loading_it() -> None:
+    check = check_model(Settings(model_id="embedded"))
+    assert check.status is Status.OK and ".gguf" in check.detail
+
+
+def test_a_missing_embedded_model_file_fails_and_names_it() -> None:
+    check = check_model(Settings(model_id="embedded:/nonexistent/model.gguf"))
+    assert check.status is Status.FAIL and check.required
+    assert "/nonexistent/model.gguf" in check.detail

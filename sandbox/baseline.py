@@ -78,10 +78,7 @@ class TreeDigest:
         if known is not None and known[0] == stamp:
             return known[1]
         try:
-            if os.path.islink(full):
-                value = "link:" + os.readlink(full)
-            else:
-                value = _hash_file(full)
+            value = "link:" + os.readlink(full) if os.path.islink(full) else _hash_file(full)
         except OSError:
             value = "unreadable"
         self._known[relative] = (stamp, value)

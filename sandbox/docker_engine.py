@@ -92,9 +92,7 @@ class DockerEngine:
         payload = base64.b64encode(json.dumps(job).encode()).decode()
         command = ["python3", "-c", DRIVER_SOURCE, "once", payload]
         api = self._client.api
-        container_id = self._create(
-            repo_root, image, command, warm=False, project_env=project_env
-        )
+        container_id = self._create(repo_root, image, command, warm=False, project_env=project_env)
         try:
             api.start(container_id)
             api.wait(container_id, timeout=timeout_s + 30)

@@ -87,7 +87,8 @@ def _toml(path: Path) -> dict[str, Any]:
 
 def _pyproject(path: Path) -> list[str]:
     data = _toml(path)
-    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    found = data.get("project")
+    project: dict[str, Any] = found if isinstance(found, dict) else {}
     lines = _strings(project.get("dependencies"))
     extras = project.get("optional-dependencies")
     groups = data.get("dependency-groups")
@@ -130,8 +131,8 @@ def _requirements_file(root: Path, path: Path, result: Declared, seen: set[Path]
     except (OSError, UnicodeDecodeError):
         result.skipped.append(f"{name}: unreadable")
         return
-    for line in text.replace("\\\n", " ").splitlines():
-        line = line.split(" #", 1)[0].strip()
+    for raw in text.replace("\\\n", " ").splitlines():
+        line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith("#"):
             continue
         option, _, rest = line.partition(" ")

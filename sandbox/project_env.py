@@ -17,6 +17,7 @@ the environment is reused until they change.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -30,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.hardening import PROJECT_ENV_MOUNT as ENV_MOUNT
 from sandbox.hardening import SANDBOX_ENV, TMPFS_OPTIONS
 from sandbox.project_deps import SANDBOX_PYTHON, Declared, declared, dependency_key
 
@@ -201,7 +201,11 @@ def download(declared_deps: Declared, wheels: Path, work: Path) -> None:
     argv = download_argv(declared_deps, wheels, work)
     try:
         proc = subprocess.run(
-            argv, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S, stdin=subprocess.DEVNULL
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=DOWNLOAD_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError as exc:
         raise PrepareError(f"pip is not installed on this machine: {exc}") from exc
@@ -265,10 +269,8 @@ def install(wheels: Path, site: Path, image: str, *, client: Any = None) -> None
         raise PrepareError(f"the install container failed: {exc}") from exc
     finally:
         if container_id:
-            try:
+            with contextlib.suppress(Exception):  # already gone
                 api.remove_container(container_id, force=True)
-            except Exception:  # already gone
-                pass
         if owned:
             engine.close()
     if int(status.get("StatusCode", 1)) != 0:

@@ -92,8 +92,7 @@ class PatchCheck:
             if self.still_failing:
                 still += " (failing before the patch)"
             return (
-                f" — fixed: {_ids(self.fixed)}; broken: {_ids(self.broken)}; "
-                f"still failing: {still}"
+                f" — fixed: {_ids(self.fixed)}; broken: {_ids(self.broken)}; still failing: {still}"
             )
         if self.check_passed is False and self.failing_before:
             return " — failing before the patch too"

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import os
 import re
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 from dataclasses import dataclass
+from xml.etree import ElementTree
 
 PREPARE_FIX = "run `lsp-agent sandbox prepare`"
 REPORT_LIMIT = 4_000_000  # characters of JUnit XML read from a run
@@ -157,13 +157,12 @@ def check_run(
 
 def compare(before: CheckRun, after: CheckRun) -> Comparison:
     """What the patch changed, from the unpatched run and the patched run."""
-    lists = _lists(before, after)
+    fixed, broken, still = _lists(before, after)
     if before.problem and after.problem and not after.ran_tests:
         reason = after.problem
         fix = PREPARE_FIX if "image" not in reason else "add it to the image recipe"
-        return Comparison("cannot run", *lists, problem=f"{reason} (before and after the patch); "
-                          f"fix: {fix}")
-    fixed, broken, still = lists
+        problem = f"{reason} (before and after the patch); fix: {fix}"
+        return Comparison("cannot run", fixed, broken, still, problem=problem)
     failing_before = before.exit_code != 0
     if after.exit_code == 0:
         return Comparison("passed", fixed, broken, still, failing_before)
@@ -175,7 +174,9 @@ def compare(before: CheckRun, after: CheckRun) -> Comparison:
     return Comparison("failed", fixed, broken, still, failing_before)
 
 
-def _lists(before: CheckRun, after: CheckRun) -> tuple[tuple[str, ...], ...]:
+def _lists(
+    before: CheckRun, after: CheckRun
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     if before.outcomes is None or after.outcomes is None:
         return (), (), ()
     old, new = before.outcomes, after.outcomes

@@ -3,6 +3,10 @@
 Both do the same job on a small repository (copy it, apply a one-line diff, run
 `python -m pytest -q`): cold in a fresh hardened container (created, started, waited
 for, removed), warm in the session's reused container. Target: warm <= 0.35 x cold.
+
+A check also compares with the unpatched tree's run (the baseline), cached by the tree's
+content after the first check. `baseline_ratio` = a warm check with a cached baseline /
+one plain test run (`sandbox.run` of the same command). Target: <= 1.3.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from sandbox.engine import EngineError
 from sandbox.image import image_tag
 
 TARGET_RATIO = 0.35
+TARGET_BASELINE_RATIO = 1.3
+TEST_COMMAND = ("python", "-m", "pytest", "-q")
 DIFF = """\
 --- a/pkg/calc.py
 +++ b/pkg/calc.py
@@ -73,15 +79,22 @@ def measure(runs: int = 5, *, image: str | None = None) -> dict[str, float]:
                 _expect_pass(sandbox.check_patch(DIFF).check_passed, "first warm")
                 first = time.perf_counter() - started
                 warm = [_warm_once(sandbox) for _ in range(runs)]
+                plain = [_plain_once(sandbox) for _ in range(runs)]
+                hits = sandbox.baselines.hits
     finally:
         engine.close()
     cold_s, warm_s = statistics.median(cold), statistics.median(warm)
+    plain_s = statistics.median(plain)
     return {
         "cold_s": cold_s,
         "warm_s": warm_s,
         "ratio": warm_s / cold_s,
         "target_ratio": TARGET_RATIO,
         "first_check_s": first,
+        "test_run_s": plain_s,
+        "baseline_ratio": warm_s / plain_s,
+        "target_baseline_ratio": TARGET_BASELINE_RATIO,
+        "baseline_hits": float(hits),
         "runs": float(runs),
     }
 
@@ -101,6 +114,14 @@ def _warm_once(sandbox: DockerSandbox) -> float:
     check = sandbox.check_patch(DIFF)
     elapsed = time.perf_counter() - started
     _expect_pass(check.check_passed, f"warm ({check.output!r})")
+    return elapsed
+
+
+def _plain_once(sandbox: DockerSandbox) -> float:
+    started = time.perf_counter()
+    result = sandbox.run(list(TEST_COMMAND))
+    elapsed = time.perf_counter() - started
+    _expect_pass(result.ok, f"plain test run ({result.stdout!r})")
     return elapsed
 
 

@@ -8,7 +8,8 @@ object would hold one field):
 - `lspAgent.approve {patchId}` / `lspAgent.reject {patchId, reason?}` -> `{approvalId, status}`
   (`patchId` is the approval id `a1` shown in the dialog, the progress and the log, or the
   patch id `p1` it is about; `approvalId` is accepted too);
-- `lspAgent.status` -> `{job, jobs, pendingApprovals, lastJob}`.
+- `lspAgent.status` -> `{job, jobs, pendingApprovals, lastJob, projectEnv}` (projectEnv: whether
+  the workspace's declared dependencies are prepared for checks, `lsp-agent sandbox prepare`).
 
 Bad arguments raise `CommandError`, which the server answers as JSON-RPC InvalidParams.
 """

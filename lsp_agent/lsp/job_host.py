@@ -261,7 +261,16 @@ class JobHost:
             "jobs": running,
             "pendingApprovals": pending,
             "lastJob": last.describe() if last is not None and last.state == "finished" else None,
+            "projectEnv": self._project_env(),
         }
+
+    def _project_env(self) -> str | None:
+        """Whether the workspace's declared Python dependencies are prepared for checks."""
+        if self.root is None:
+            return None
+        from sandbox.project_env import env_status
+
+        return env_status(self.root)
 
 
 def _summary(job: Job, result: JobResult) -> tuple[str, types.MessageType, str]:

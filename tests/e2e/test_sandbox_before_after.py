@@ -41,15 +41,11 @@ CALC_FIX = """\
 +    return a - b
 """
 
-CALC_BREAK = """\
---- a/pkg/calc.py
-+++ b/pkg/calc.py
-@@ -1,3 +1,3 @@
- def add(a, b):
--    return a + b
-+    return a * b
- 
-"""
+# git apply anchors a hunk without trailing context at the end of the file: keep one.
+CALC_BREAK = (
+    "--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -1,3 +1,3 @@\n def add(a, b):\n"
+    "-    return a + b\n+    return a * b\n \n"
+)
 
 NODE_FIX = """\
 --- a/lib.js

@@ -46,7 +46,7 @@ def prepare_command(
     if not yes and not _consent(ask, interactive):
         print("sandbox prepare: not consented; nothing was downloaded", file=sys.stderr)
         return EXIT_REFUSED
-    image = image_tag(load_settings()[0])
+    image = image_tag(load_settings()[0].sandbox_config())
 
     def progress(message: str) -> None:
         print(f"sandbox prepare: {message}", file=sys.stderr, flush=True)

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.settings import Settings
 from sandbox import open_sandbox
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from tests.conftest import git_init
 
 pytestmark = pytest.mark.docker
 
-SETTINGS = Settings(sandbox_backend="docker", sandbox_timeout_s=60)
+SETTINGS = SandboxConfig(backend="docker", timeout_s=60)
 
 CONF_FIX = """\
 --- a/pkg/conf.py

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from lsp_agent.cli.project_prepare import prepare_command
 from sandbox.check_command import node_test_script, resolve_check_command
+from sandbox.config import SandboxConfig
 from sandbox.project_deps import declared, dependency_key
 from sandbox.project_env import download_argv, env_status, plan, ready_env
 
@@ -101,14 +102,12 @@ def test_prepare_asks_first_and_refuses_without_a_terminal(tmp_path, monkeypatch
 
 
 def test_node_test_script_is_the_auto_command_when_there_are_no_pytest_tests(tmp_path):
-    from lsp_agent.settings import Settings
-
     write(tmp_path, {"package.json": '{"scripts": {"test": "node test.js"}}'})
     assert node_test_script(tmp_path) == "node test.js"
-    assert resolve_check_command(Settings(), tmp_path) == ("sh", "-c", "node test.js")
+    assert resolve_check_command(SandboxConfig(), tmp_path) == ("sh", "-c", "node test.js")
     (tmp_path / "package.json").write_text(
         '{"scripts": {"test": "echo \\"Error: no test specified\\" && exit 1"}}'
     )
     assert node_test_script(tmp_path) is None
     (tmp_path / "package.json").write_text("not json")
-    assert resolve_check_command(Settings(), tmp_path) is None
+    assert resolve_check_command(SandboxConfig(), tmp_path) is None

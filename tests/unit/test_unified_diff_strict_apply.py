@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from safety.unified_diff import PatchError, apply_to_texts, parse_strict
+from tests.conftest import require_component
 
 BASE = {"calc.py": "".join(f"line {n}\n" for n in range(1, 21))}
 
@@ -91,9 +92,9 @@ def _in_memory(files: dict[str, str], diff: str) -> dict[str, str] | None:
     return {name: text for name, text in merged.items() if text is not None}
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 @pytest.mark.parametrize("name", list(CASES))
 def test_agrees_with_git_apply(name, tmp_path):
+    require_component("git", shutil.which("git") is not None, "apt-get install git")
     files, diff = CASES[name]
     assert _in_memory(files, diff) == _git_apply(files, diff, tmp_path)
 

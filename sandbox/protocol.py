@@ -74,14 +74,19 @@ class PatchCheck:
     def summary(self) -> str:
         """One line, e.g. `applies: yes; check: passed (python -m pytest -q) [docker]`.
 
-        Followed by what the patch changed when the tests say so, e.g.
-        ` — fixed: t::a; broken: none; still failing: t::b (failing before the patch)`,
-        or by the reason and the fix for `cannot run`.
+        When the tests say what the patch changed, that comes right after the status:
+        `applies: yes; check: passed — fixed: t::a; broken: none; still failing: t::b
+        (failing before the patch) — python -m pytest -q [docker]`; for `cannot run`, the
+        reason and the fix.
         """
-        command = f" ({' '.join(self.check_command)})" if self.check_command else ""
         applies = "yes" if self.applies else "no"
-        line = f"applies: {applies}; check: {self.check_status}{command} [{self.backend}]"
-        return line + self.results_text()
+        head = f"applies: {applies}; check: {self.check_status}"
+        results = self.results_text()
+        if results:  # what the patch changed first: it must survive a shortened line
+            command = f" {' '.join(self.check_command)}" if self.check_command else ""
+            return f"{head}{results} —{command} [{self.backend}]"
+        command = f" ({' '.join(self.check_command)})" if self.check_command else ""
+        return f"{head}{command} [{self.backend}]"
 
     def results_text(self) -> str:
         """` — ...`: the before/after lists, the environment problem, or ``."""

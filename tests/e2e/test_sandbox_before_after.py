@@ -150,9 +150,10 @@ def test_a_fix_reports_fixed_and_still_failing_and_nothing_broken(calc_repo, san
     assert result.fixed == ("tests/test_calc.py::test_sub",)
     assert result.still_failing == ("tests/test_io.py::test_slow",)
     assert result.broken == ()
-    assert result.summary().endswith(
-        "— fixed: tests/test_calc.py::test_sub; broken: none; "
-        "still failing: tests/test_io.py::test_slow (failing before the patch)"
+    assert result.summary() == (
+        "applies: yes; check: passed — fixed: tests/test_calc.py::test_sub; broken: none; "
+        "still failing: tests/test_io.py::test_slow (failing before the patch) "
+        "— python -m pytest -q [docker]"
     )
     assert (again.fixed, again.still_failing) == (result.fixed, result.still_failing)
 

@@ -75,16 +75,16 @@ class PatchCheck:
         """One line, e.g. `applies: yes; check: passed (python -m pytest -q) [docker]`.
 
         When the tests say what the patch changed, that comes right after the status:
-        `applies: yes; check: passed — fixed: t::a; broken: none; still failing: t::b
-        (failing before the patch) — python -m pytest -q [docker]`; for `cannot run`, the
-        reason and the fix.
+        `applies: yes; check: passed [docker] — fixed: t::a; broken: none; still failing: t::b
+        (failing before the patch) — python -m pytest -q`; for `cannot run`, the reason and
+        the fix.
         """
         applies = "yes" if self.applies else "no"
         head = f"applies: {applies}; check: {self.check_status}"
         results = self.results_text()
-        if results:  # what the patch changed first: it must survive a shortened line
-            command = f" {' '.join(self.check_command)}" if self.check_command else ""
-            return f"{head}{results} —{command} [{self.backend}]"
+        if results:  # where and what the patch changed first: they must survive a shortening
+            command = f" — {' '.join(self.check_command)}" if self.check_command else ""
+            return f"{head} [{self.backend}]{results}{command}"
         command = f" ({' '.join(self.check_command)})" if self.check_command else ""
         return f"{head}{command} [{self.backend}]"
 

@@ -151,9 +151,9 @@ def test_a_fix_reports_fixed_and_still_failing_and_nothing_broken(calc_repo, san
     assert result.still_failing == ("tests/test_io.py::test_slow",)
     assert result.broken == ()
     assert result.summary() == (
-        "applies: yes; check: passed — fixed: tests/test_calc.py::test_sub; broken: none; "
-        "still failing: tests/test_io.py::test_slow (failing before the patch) "
-        "— python -m pytest -q [docker]"
+        "applies: yes; check: passed [docker] — fixed: tests/test_calc.py::test_sub; "
+        "broken: none; still failing: tests/test_io.py::test_slow (failing before the patch) "
+        "— python -m pytest -q"
     )
     assert (again.fixed, again.still_failing) == (result.fixed, result.still_failing)
 

@@ -54,7 +54,7 @@ def test_the_tool_result_names_fixed_and_still_failing_tests(tmp_path) -> None:
     reply = propose(repo, "calc.py", "a + b", "a - b")
     check = str(reply["check"])
     assert check.startswith(
-        "applies: yes; check: passed — fixed: test_calc.py::test_sub; broken: none; "
+        "applies: yes; check: passed [local] — fixed: test_calc.py::test_sub; broken: none; "
         "still failing: test_io.py::test_slow (failing before the patch) — "
     )
 

@@ -142,9 +142,9 @@ def test_summary_line_is_short_and_actionable():
         failing_before=True,
     )
     assert check.summary() == (
-        "applies: yes; check: passed — fixed: tests/test_calc.py::test_add; broken: none; "
-        "still failing: tests/test_io.py::test_slow (failing before the patch) "
-        "— python -m pytest -q [docker]"
+        "applies: yes; check: passed [docker] — fixed: tests/test_calc.py::test_add; "
+        "broken: none; still failing: tests/test_io.py::test_slow (failing before the patch) "
+        "— python -m pytest -q"
     )
     data = check.to_dict()
     assert data["fixed"] == ("tests/test_calc.py::test_add",)
@@ -152,5 +152,6 @@ def test_summary_line_is_short_and_actionable():
     assert data["still_failing"] == ("tests/test_io.py::test_slow",)
     cannot = PatchCheck(True, None, "", 0.1, backend="docker", problem="No module named 'yaml'")
     assert cannot.check_status == "cannot run"
-    assert cannot.summary().startswith("applies: yes; check: cannot run — No module named")
-    assert cannot.summary().endswith("— [docker]")
+    assert cannot.summary().startswith(
+        "applies: yes; check: cannot run [docker] — No module named 'yaml'"
+    )

@@ -1,7 +1,15 @@
-"""Which command checks a patch: `CHECK_COMMAND`, or `python -m pytest -q` when there are tests."""
+"""Which command checks a patch: `CHECK_COMMAND`, else an automatic one.
+
+Automatic: `python -m pytest -q` when the repository has pytest tests, else the test
+script of `package.json` (what `npm test` runs, not npm's placeholder) as `sh -c SCRIPT`:
+the image has Debian's Node but not npm, whose Debian package cannot be debootstrapped.
+Other languages (Go, Rust, ...) use `CHECK_COMMAND` once their toolchain is in the image
+(sandbox/README.md).
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -11,6 +19,7 @@ from pathlib import Path
 from sandbox.config import SandboxConfig
 
 AUTO_CHECK_COMMAND = ("python", "-m", "pytest", "-q")
+_NPM_PLACEHOLDER = "no test specified"
 COPY_EXCLUDES = (
     ".git",
     ".hg",
@@ -39,7 +48,24 @@ def resolve_check_command(
         return tuple(shlex.split(configured))
     if has_tests(repo_root, extra_paths):
         return AUTO_CHECK_COMMAND
+    script = node_test_script(repo_root)
+    if script is not None:
+        return ("sh", "-c", script)
     return None
+
+
+def node_test_script(repo_root: Path) -> str | None:
+    """`scripts.test` of `package.json` when it is a real one (npm's placeholder is not)."""
+    path = repo_root / "package.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")[:1_000_000])
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    test = scripts.get("test") if isinstance(scripts, dict) else None
+    if not isinstance(test, str) or not test.strip() or _NPM_PLACEHOLDER in test:
+        return None
+    return test.strip()
 
 
 def has_tests(repo_root: Path, extra_paths: Iterable[str] = ()) -> bool:

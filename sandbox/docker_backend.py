@@ -28,9 +28,11 @@ from sandbox.engine import (
     EngineError,
 )
 from sandbox.hardening import WORK_COPY, WORKSPACE
+from sandbox.project_env import ready_env
 
 logger = logging.getLogger(__name__)
 
+JUNIT_PATH = "/tmp/lsp-agent-junit.xml"  # beside the work copy, not in it
 HOST_GRACE_S = 15.0  # the host gives up this long after the in-container timeout
 _COPY_HINT = (
     " (the sandbox runs as the repository owner, or as nobody for a root-owned repository: "
@@ -58,6 +60,7 @@ class DockerSandbox(DriverBackedSandbox):
         self._lock = threading.RLock()
         self._closed = False
         self.containers_started = 0
+        self._channel_env: Path | None = None  # the project environment the container mounts
         self._close_engine = weakref.finalize(self, engine.close) if owns_engine else None
 
     @property
@@ -71,6 +74,7 @@ class DockerSandbox(DriverBackedSandbox):
             "work": WORK_COPY,
             "excludes": list(COPY_EXCLUDES),
             "copy_hint": _COPY_HINT,
+            "junit_path": JUNIT_PATH,
         }
 
     def _execute(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
@@ -100,19 +104,26 @@ class DockerSandbox(DriverBackedSandbox):
                 self._discard("every fresh work tree was used", logging.DEBUG)
             return answer
 
+    def environment_key(self) -> str:
+        env = ready_env(self.repo_root)
+        return env.name if env is not None else ""
+
     def _ensure_channel(self) -> DriverChannel:
         channel = self._channel
+        env = ready_env(self.repo_root)
         if channel is not None:
-            if channel.alive():
+            if channel.alive() and env == self._channel_env:
                 return channel
-            self._discard("it stopped (crashed or was removed)")
+            reason = "it stopped (crashed or was removed)"
+            self._discard(reason if env == self._channel_env else "the project env changed")
         with tracing.span("create_container", backend=self.backend, image=self.image) as span:
             try:
-                channel = self._engine.start_driver(self.repo_root, self.image)
+                channel = self._engine.start_driver(self.repo_root, self.image, project_env=env)
             except EngineError as exc:
                 raise SandboxUnavailable(str(exc)) from exc
             tracing.set_attributes(span, container_id=channel.container_id[:12])
         self._channel = channel
+        self._channel_env = env
         self._remove_container = weakref.finalize(self, channel.close)
         self.containers_started += 1
         logger.debug("sandbox container %s started", channel.container_id[:12])

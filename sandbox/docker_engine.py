@@ -29,7 +29,12 @@ from sandbox.docker_client import (
     remote_engine,
 )
 from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError, EngineNotLocal
-from sandbox.hardening import WORKSPACE, container_options, host_config_options
+from sandbox.hardening import (
+    PROJECT_ENV_MOUNT,
+    WORKSPACE,
+    container_options,
+    host_config_options,
+)
 from sandbox.image import image_exists
 from sandbox.repo_view import TREES, RepoView, build_view, overlay_possible
 
@@ -74,9 +79,11 @@ class DockerEngine:
     def has_image(self, image: str) -> bool:
         return image_exists(image, self._client)
 
-    def start_driver(self, repo_root: Path, image: str) -> DockerDriverChannel:
+    def start_driver(
+        self, repo_root: Path, image: str, project_env: Path | None = None
+    ) -> DockerDriverChannel:
         container_id, view, sock = self._create_with_view(
-            repo_root, image, ["serve", "--sweep"], TREES, warm=True
+            repo_root, image, ["serve", "--sweep"], TREES, warm=True, project_env=project_env
         )
         channel = DockerDriverChannel(self._client.api, container_id, sock, on_close=view.close)
         try:
@@ -90,12 +97,17 @@ class DockerEngine:
         return channel
 
     def run_once(
-        self, repo_root: Path, image: str, job: dict[str, Any], timeout_s: float
+        self,
+        repo_root: Path,
+        image: str,
+        job: dict[str, Any],
+        timeout_s: float,
+        project_env: Path | None = None,
     ) -> dict[str, Any]:
         payload = base64.b64encode(json.dumps(job).encode()).decode()
         api = self._client.api
         container_id, view, _ = self._create_with_view(
-            repo_root, image, ["once", payload, "--sweep"], 1, warm=False
+            repo_root, image, ["once", payload, "--sweep"], 1, warm=False, project_env=project_env
         )
         try:
             api.wait(container_id, timeout=timeout_s + 30)
@@ -114,7 +126,14 @@ class DockerEngine:
             self._client.close()
 
     def _create_with_view(
-        self, repo_root: Path, image: str, mode: list[str], trees: int, *, warm: bool
+        self,
+        repo_root: Path,
+        image: str,
+        mode: list[str],
+        trees: int,
+        *,
+        warm: bool,
+        project_env: Path | None = None,
     ) -> tuple[str, RepoView, Any]:
         """Create and start a container, with overlay trees when the engine can mount them.
 
@@ -130,7 +149,7 @@ class DockerEngine:
         container_id, sock = "", None
         api = self._client.api
         try:
-            container_id = self._create(view, image, command, warm=warm)
+            container_id = self._create(view, image, command, warm=warm, project_env=project_env)
             if warm:
                 params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
                 sock = api.attach_socket(container_id, params=params)
@@ -151,25 +170,43 @@ class DockerEngine:
                 _brief(exc),
             )
             self.overlay = False
-            return self._create_with_view(repo_root, image, mode, trees, warm=warm)
+            return self._create_with_view(
+                repo_root, image, mode, trees, warm=warm, project_env=project_env
+            )
         if view.overlay:
             self.overlay = True
         return container_id, view, sock
 
-    def _create(self, view: RepoView, image: str, command: list[str], *, warm: bool) -> str:
+    def _create(
+        self,
+        view: RepoView,
+        image: str,
+        command: list[str],
+        *,
+        warm: bool,
+        project_env: Path | None = None,
+    ) -> str:
         from docker.errors import DockerException, ImageNotFound
 
         api = self._client.api
         user = f"{view.user[0]}:{view.user[1]}"
         working_dir = view.tree_paths[0] if view.overlay else WORKSPACE
+        binds = dict(view.binds)
+        if project_env is not None:  # a prepared project environment, read-only
+            binds[str(project_env)] = {"bind": PROJECT_ENV_MOUNT, "mode": "ro"}
         try:
             host_config = api.create_host_config(
-                **host_config_options(view.binds, view.mounts, auto_remove=warm)
+                **host_config_options(binds, view.mounts, auto_remove=warm)
             )
             created = api.create_container(
                 host_config=host_config,
                 **container_options(
-                    image, command, stdin_open=warm, user=user, working_dir=working_dir
+                    image,
+                    command,
+                    stdin_open=warm,
+                    user=user,
+                    working_dir=working_dir,
+                    project_env=project_env is not None,
                 ),
             )
         except ImageNotFound as exc:

@@ -33,7 +33,7 @@ import time
 import traceback
 from typing import Any
 
-from sandbox.driver_steps import finish, killpg, prepare, supervise
+from sandbox.driver_steps import finish, killpg, prepare, read_report, supervise
 
 MARKER = "@@lsp-agent@@ "
 SCRATCH_DIRS = ("/tmp", "/dev/shm")  # emptied between jobs (serve --sweep)
@@ -76,6 +76,7 @@ def run_forked(job: dict[str, Any], pytest_module: Any) -> dict[str, Any]:
     report.setdefault("stderr", "")
     report.update(texts)
     finish(report, code if report.get("stage") == "command" else None, timed_out, started)
+    report["junit"] = read_report(job) if report.get("stage") == "command" else None
     return report
 
 

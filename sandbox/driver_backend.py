@@ -14,10 +14,12 @@ from typing import Any
 
 from safety.unified_diff import ParsedDiff, PatchError, parse_strict, vet_overlay
 from sandbox import tracing
-from sandbox.check_command import format_command, resolve_check_command
+from sandbox.baseline import BaselineCache, TreeDigest, baseline_key
+from sandbox.check_command import COPY_EXCLUDES, format_command, resolve_check_command
 from sandbox.config import SandboxConfig
 from sandbox.null_backend import check_in_memory, rejected
 from sandbox.protocol import ContextManaged, PatchCheck, RunResult
+from sandbox.test_results import CheckRun, Comparison, check_run, compare, with_report
 
 OUTPUT_LIMIT = 64_000  # bytes kept per stream (head and tail)
 
@@ -33,9 +35,16 @@ class DriverBackedSandbox(ContextManaged):
         self.repo_root = Path(repo_root).resolve()
         self.config = config
         self.timeout_s = float(config.timeout_s)
+        self.baselines = BaselineCache()
+        self._tree = TreeDigest(self.repo_root, COPY_EXCLUDES)
 
     def _base_job(self) -> dict[str, Any]:
+        """Where the job copies from and to, and `junit_path` (outside the work copy)."""
         raise NotImplementedError
+
+    def environment_key(self) -> str:
+        """Names the project environment checks see ("" for none); part of baseline keys."""
+        return ""
 
     def _execute(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """Carry out `job`; raise `SandboxUnavailable` when the backend cannot."""
@@ -50,7 +59,9 @@ class DriverBackedSandbox(ContextManaged):
             if not command:
                 result = self._unavailable_run("empty command", started, available=True)
             else:
-                job = self._job(command=command, diff=None, strip=1, overlay={}, merge=False)
+                job = self._job(
+                    command=command, diff=None, strip=1, overlay={}, merge=False, junit=False
+                )
                 job["timeout_s"] = limit
                 try:
                     answer = self._execute(job, limit)
@@ -104,7 +115,30 @@ class DriverBackedSandbox(ContextManaged):
         if answer.get("stage") in ("copy", "driver"):
             reason = str(answer.get("error") or "the sandbox failed")
             return self._in_memory(parsed, texts, reason, started)
-        return self._patch_check(answer, parsed, command, started)
+        comparison = None
+        if _ran(answer) and command:
+            after = _check_run(answer)
+            before = self._baseline(command, texts)
+            comparison = compare(before, after) if before is not None else None
+        return self._patch_check(answer, parsed, command, started, comparison)
+
+    def _baseline(self, command: tuple[str, ...], overlay: dict[str, str]) -> CheckRun | None:
+        """The check command's run on the unpatched tree, cached by the tree's content."""
+        key = baseline_key(self._tree.digest(overlay), command, self.environment_key())
+        cached = self.baselines.get(key)
+        if cached is not None:
+            return cached
+        job = self._job(command=list(command), diff=None, strip=1, overlay=overlay)
+        with tracing.span("baseline", backend=self.backend):
+            try:
+                answer = self._execute(job, self.timeout_s)
+            except SandboxUnavailable:
+                return None
+        if not _ran(answer):
+            return None  # timed out or failed to start: no comparison, not cached
+        run = _check_run(answer)
+        self.baselines.put(key, run)
+        return run
 
     def patch_job(
         self,
@@ -149,8 +183,13 @@ class DriverBackedSandbox(ContextManaged):
         strip: int,
         overlay: dict[str, str],
         merge: bool = True,
+        junit: bool = True,
     ) -> dict[str, Any]:
         job = self._base_job()
+        if junit and command and job.get("junit_path"):
+            command = with_report(command, job["junit_path"])
+        else:
+            job["junit_path"] = None
         job.update(
             overlay=overlay,
             diff=diff,
@@ -201,6 +240,7 @@ class DriverBackedSandbox(ContextManaged):
         parsed: ParsedDiff,
         command: tuple[str, ...] | None,
         started: float,
+        comparison: Comparison | None = None,
     ) -> PatchCheck:
         timed_out = bool(answer.get("timed_out"))
         applies = bool(answer.get("applies")) and not answer.get("error")
@@ -217,6 +257,16 @@ class DriverBackedSandbox(ContextManaged):
             passed = answer.get("exit_code") == 0 and not timed_out
             header = f"$ {format_command(command or ())}\n"
             output = header + str(answer.get("stdout") or "") + _notes(answer, self.timeout_s)
+        results: dict[str, Any] = {}
+        if comparison is not None and not timed_out:
+            passed = {"passed": True, "failed": False}.get(comparison.verdict)
+            results = {
+                "fixed": comparison.fixed,
+                "broken": comparison.broken,
+                "still_failing": comparison.still_failing,
+                "failing_before": comparison.failing_before,
+                "problem": comparison.problem,
+            }
         return PatchCheck(
             applies=applies,
             check_passed=passed,
@@ -226,7 +276,25 @@ class DriverBackedSandbox(ContextManaged):
             timed_out=timed_out,
             check_command=command,
             files=parsed.paths,
+            **results,
         )
+
+
+def _ran(answer: dict[str, Any]) -> bool:
+    """Whether the job's command ran to an exit (not timed out, not failed to start)."""
+    return (
+        answer.get("stage") == "command"
+        and not answer.get("timed_out")
+        and not answer.get("error")
+        and answer.get("exit_code") is not None
+    )
+
+
+def _check_run(answer: dict[str, Any]) -> CheckRun:
+    code = answer.get("exit_code")
+    output = str(answer.get("stdout") or "") + str(answer.get("stderr") or "")
+    junit = answer.get("junit")
+    return check_run(None if code is None else int(code), output, junit if junit else None)
 
 
 def _notes(answer: dict[str, Any], limit: float) -> str:

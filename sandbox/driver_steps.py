@@ -7,11 +7,12 @@ this file and driver.py, joined, to `python3 -c` in the container (see
 (driver.py's one `from sandbox.driver_steps import ...` line is dropped when shipped).
 
 A job: {"source", "work", "excludes", "overlay", "diff", "strip", "command",
-"merge_output", "timeout_s", "output_limit", "copy_hint"?, "env"?, "tree"?}. With
-"tree" (a fresh copy-on-write view of the repository, set by the driver) the job works
+"merge_output", "timeout_s", "output_limit", "copy_hint"?, "env"?, "tree"?, "junit_path"?}.
+With "tree" (a fresh copy-on-write view of the repository, set by the driver) the job works
 there and nothing is copied. The answer:
 {"stage", "error", "applies", "apply_output", "exit_code", "signal", "stdout", "stderr",
-"timed_out", "duration_s"}.
+"timed_out", "duration_s", "junit"?}. `junit_path` names the file the command writes its
+JUnit XML to (outside the work copy); the answer carries that file's text.
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def prepare(job: dict[str, Any]) -> dict[str, Any]:
             report["error"] = f"cannot copy the repository: {_short(exc)}{hint}"
             return report
     work = job["work"]
+    if job.get("junit_path"):
+        with contextlib.suppress(OSError):
+            os.unlink(job["junit_path"])  # a stale report must not pass for this run's
     report["stage"] = "overlay"
     root = os.path.realpath(work)
     for path, text in (job.get("overlay") or {}).items():
@@ -193,6 +197,27 @@ def finish(report: dict[str, Any], code: int | None, timed_out: bool, started: f
     report["duration_s"] = time.monotonic() - started
 
 
+REPORT_LIMIT = 4_000_000  # bytes of a JUnit report carried back
+
+
+def read_report(job: dict[str, Any]) -> str | None:
+    """The JUnit XML the job's command wrote (None when it wrote none); the file is removed."""
+    path = job.get("junit_path")
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(REPORT_LIMIT + 1)
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    if len(data) > REPORT_LIMIT:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
 def killpg(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
@@ -234,4 +259,5 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             stream.close()
     report.update(texts)
     finish(report, code, timed_out, started)
+    report["junit"] = read_report(job)
     return report

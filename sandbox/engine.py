@@ -49,12 +49,22 @@ class DriverChannel(Protocol):
 class ContainerEngine(Protocol):
     def has_image(self, image: str) -> bool: ...
 
-    def start_driver(self, repo_root: Path, image: str) -> DriverChannel:
-        """Create and start a hardened warm container. Raises `EngineError`."""
+    def start_driver(
+        self, repo_root: Path, image: str, project_env: Path | None = None
+    ) -> DriverChannel:
+        """Create and start a hardened warm container. Raises `EngineError`.
+
+        `project_env` is a prepared environment to mount read-only (on `PYTHONPATH`).
+        """
         ...
 
     def run_once(
-        self, repo_root: Path, image: str, job: dict[str, Any], timeout_s: float
+        self,
+        repo_root: Path,
+        image: str,
+        job: dict[str, Any],
+        timeout_s: float,
+        project_env: Path | None = None,
     ) -> dict[str, Any]:
         """Do one job in a fresh container, removed afterwards (a cold `docker run`)."""
         ...

@@ -23,6 +23,7 @@ NANO_CPUS = 500_000_000  # half of one CPU
 PIDS_LIMIT = 100
 TMPFS_OPTIONS = "rw,noexec,nosuid,nodev,size=256m,mode=1777"
 LABEL = "lsp-agent.sandbox"
+PROJECT_ENV_MOUNT = "/opt/lsp-agent-env"  # a prepared project environment, read-only
 
 # The whole environment of every sandbox process. Every git run in it, whoever starts it
 # (`run_cmd`, a test, a build script), gets the hardened git configuration
@@ -80,19 +81,25 @@ def container_options(
     stdin_open: bool,
     user: str = SANDBOX_USER,
     working_dir: str = WORKSPACE,
+    project_env: bool = False,
 ) -> dict[str, Any]:
     """Keyword arguments for `APIClient.create_container` (besides `host_config`).
 
-    `user` is the repository owner's uid:gid (sandbox/repo_view.py), never root.
+    `user` is the repository owner's uid:gid (sandbox/repo_view.py), never root;
+    `project_env`: a prepared environment is mounted (sandbox/project_env.py) and on
+    `PYTHONPATH`.
     """
     if user.split(":", maxsplit=1)[0] == "0":
         raise ValueError("the sandbox never runs as root")
+    environment = dict(SANDBOX_ENV)
+    if project_env:
+        environment["PYTHONPATH"] = PROJECT_ENV_MOUNT
     return {
         "image": image,
         "command": command,
         "user": user,
         "working_dir": working_dir,
-        "environment": dict(SANDBOX_ENV),
+        "environment": environment,
         "hostname": "sandbox",
         "stdin_open": stdin_open,
         "detach": not stdin_open,  # attached stdin => StdinOnce: EOF ends the container

@@ -82,6 +82,7 @@ class LocalSandbox(DriverBackedSandbox):
             "work": str(self._scratch / "work"),
             "excludes": list(COPY_EXCLUDES),
             "env": env,
+            "junit_path": str(self._scratch / "junit.xml"),
         }
 
     def _execute(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:

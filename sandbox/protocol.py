@@ -30,10 +30,15 @@ class RunResult:
 
 @dataclass(frozen=True)
 class PatchCheck:
-    """Whether a diff applies to the repository and whether the check command passed.
+    """Whether a diff applies to the repository and what the check said about it.
 
     `check_passed` is None when no check ran: the diff did not apply, there is no check
-    command, or no sandbox was available (`available` False; `output` says why).
+    command, or no sandbox was available (`available` False; `output` says why), and when
+    the check cannot run in this environment (`problem` says why and how to fix it).
+
+    The check runs the tests before and after the patch: `fixed`, `broken` and
+    `still_failing` list test ids (from JUnit XML), `failing_before` says the command
+    failed on the unpatched tree too. `check_passed` True means nothing broke.
     """
 
     applies: bool
@@ -45,12 +50,19 @@ class PatchCheck:
     timed_out: bool = False
     check_command: tuple[str, ...] | None = None
     files: tuple[str, ...] = ()
+    fixed: tuple[str, ...] = ()
+    broken: tuple[str, ...] = ()
+    still_failing: tuple[str, ...] = ()
+    failing_before: bool = False
+    problem: str = ""
 
     @property
     def check_status(self) -> str:
-        """`passed`, `failed`, `timed out`, `not run` or `unavailable`."""
+        """`passed`, `failed`, `cannot run`, `timed out`, `not run` or `unavailable`."""
         if self.timed_out:
             return "timed out"
+        if self.problem:
+            return "cannot run"
         if self.check_passed is True:
             return "passed"
         if self.check_passed is False:
@@ -60,15 +72,52 @@ class PatchCheck:
         return "not run"
 
     def summary(self) -> str:
-        """One line, e.g. `applies: yes; check: passed (python -m pytest -q) [docker]`."""
-        command = f" ({' '.join(self.check_command)})" if self.check_command else ""
+        """One line, e.g. `applies: yes; check: passed (python -m pytest -q) [docker]`.
+
+        When the tests say what the patch changed, that comes right after the status:
+        `applies: yes; check: passed [docker] — fixed: t::a; broken: none; still failing: t::b
+        (failing before the patch) — python -m pytest -q`; for `cannot run`, the reason and
+        the fix.
+        """
         applies = "yes" if self.applies else "no"
-        return f"applies: {applies}; check: {self.check_status}{command} [{self.backend}]"
+        head = f"applies: {applies}; check: {self.check_status}"
+        results = self.results_text()
+        if results:  # where and what the patch changed first: they must survive a shortening
+            command = f" — {' '.join(self.check_command)}" if self.check_command else ""
+            return f"{head} [{self.backend}]{results}{command}"
+        command = f" ({' '.join(self.check_command)})" if self.check_command else ""
+        return f"{head}{command} [{self.backend}]"
+
+    def results_text(self) -> str:
+        """` — ...`: the before/after lists, the environment problem, or ``."""
+        if self.problem:
+            return f" — {self.problem}"
+        if self.fixed or self.broken or self.still_failing:
+            still = _ids(self.still_failing)
+            if self.still_failing:
+                still += " (failing before the patch)"
+            return (
+                f" — fixed: {_ids(self.fixed)}; broken: {_ids(self.broken)}; still failing: {still}"
+            )
+        if self.check_passed is False and self.failing_before:
+            return " — failing before the patch too"
+        return ""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["check_status"] = self.check_status
         return data
+
+
+SHOWN_IDS = 5
+
+
+def _ids(ids: tuple[str, ...]) -> str:
+    if not ids:
+        return "none"
+    shown = ", ".join(ids[:SHOWN_IDS])
+    more = len(ids) - SHOWN_IDS
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 @runtime_checkable

@@ -51,6 +51,10 @@ class FakeChannel:
         local = dict(job, source=str(self.repo_root), work=str(self.scratch / "work"))
         if local.get("command"):
             local["command"] = host_command(list(local["command"]))
+        if local.get("junit_path"):
+            old, new = local["junit_path"], str(self.scratch / "junit.xml")
+            local["junit_path"] = new
+            local["command"] = [part.replace(old, new) for part in local["command"] or ()]
         return local
 
     def alive(self) -> bool:
@@ -83,7 +87,9 @@ class FakeEngine:
             raise EngineError(self.start_error)
         return self.image_present
 
-    def start_driver(self, repo_root: Path, image: str) -> FakeChannel:
+    def start_driver(
+        self, repo_root: Path, image: str, project_env: Path | None = None
+    ) -> FakeChannel:
         if self.start_error:
             raise EngineError(self.start_error)
         channel = FakeChannel(self, repo_root, image)
@@ -91,7 +97,12 @@ class FakeEngine:
         return channel
 
     def run_once(
-        self, repo_root: Path, image: str, job: dict[str, Any], timeout_s: float
+        self,
+        repo_root: Path,
+        image: str,
+        job: dict[str, Any],
+        timeout_s: float,
+        project_env: Path | None = None,
     ) -> dict[str, Any]:
         channel = self.start_driver(repo_root, image)
         try:

@@ -159,6 +159,15 @@ def check_sandbox_image(settings: Settings) -> Check:
     return Check("sandbox image", Status.FAIL if required else Status.WARN, detail, required)
 
 
+def check_project_env(workspace: Path) -> Check:
+    """Whether the project's declared Python dependencies are prepared for checks."""
+    from sandbox.project_env import env_status
+
+    detail = env_status(workspace)
+    status = Status.WARN if detail.startswith("not prepared") else Status.OK
+    return Check("project env", status, detail)
+
+
 def check_phoenix(settings: Settings) -> Check:
     if not settings.phoenix_enabled:
         return Check("phoenix", Status.OK, "export off (PHOENIX_ENABLED=false)")
@@ -230,7 +239,8 @@ def check_instructions(workspace: Path) -> Check:
 
 
 def collect(workspace: Path | None = None) -> list[Check]:
-    settings, errors = load_settings(workspace=workspace or Path.cwd())
+    root = workspace or Path.cwd()
+    settings, errors = load_settings(workspace=root)
     return [
         check_python(),
         check_packages(),
@@ -238,6 +248,7 @@ def collect(workspace: Path | None = None) -> list[Check]:
         check_model(settings),
         check_docker(settings),
         check_sandbox_image(settings),
+        check_project_env(root),
         check_phoenix(settings),
         check_executable("nvim", "Neovim client and its tests"),
         check_executable("rg", "faster search; a Python fallback is used otherwise"),

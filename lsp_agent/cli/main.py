@@ -126,7 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     doctor.set_defaults(handler=_doctor)
 
-    sandbox = sub.add_parser("sandbox", help="build or inspect the patch-check sandbox")
+    sandbox = sub.add_parser(
+        "sandbox", help="build or inspect the patch-check sandbox, or prepare a project for it"
+    )
     from lsp_agent.cli.sandbox_command import configure
 
     configure(sandbox)

@@ -3,6 +3,8 @@
 lsp-agent sandbox build                # offline: debootstrap + docker import (root)
 lsp-agent sandbox build --dockerfile   # docker build of sandbox/Dockerfile (registry)
 lsp-agent sandbox status               # engine, image, backend; exit 0 when Docker is ready
+lsp-agent sandbox prepare [--repo DIR] [--yes]
+                                       # the project's declared Python deps, for checks
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ EXIT_FAILURE = 1
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add `build` and `status` under `parser` (the `sandbox` subcommand's parser)."""
-    sub = parser.add_subparsers(dest="sandbox_command", metavar="{build,status}")
+    sub = parser.add_subparsers(dest="sandbox_command", metavar="{build,status,prepare}")
     build = sub.add_parser(
         "build",
         help="build the sandbox image (offline by default)",
@@ -50,6 +52,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     build.set_defaults(method="offline")
     sub.add_parser("status", help="show the engine, the image and the backend in use")
+    prepare = sub.add_parser(
+        "prepare",
+        help="make the project's declared Python dependencies available to checks",
+        description="Download the wheels the project declares (pyproject.toml, "
+        "requirements*.txt, uv.lock) with your pip configuration, then unpack them in a "
+        "container with no network. Checks mount the result read-only. Asks first.",
+    )
+    prepare.add_argument("--repo", default=".", help="the repository (default: .)")
+    prepare.add_argument("--yes", action="store_true", help="consent without asking")
     parser.set_defaults(sandbox_command="status")
 
 
@@ -61,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
             force=bool(getattr(args, "force", False)),
             mirror=getattr(args, "mirror", None),
         )
+    if command == "prepare":
+        from lsp_agent.cli.project_prepare import prepare_command
+
+        return prepare_command(Path(getattr(args, "repo", ".")), yes=bool(args.yes))
     return _status()
 
 
@@ -92,6 +107,7 @@ def _status() -> int:
     from sandbox.factory import docker_problem
     from sandbox.hardening import LABEL
     from sandbox.image import image_exists, image_tag
+    from sandbox.project_env import env_status
 
     settings = load_settings(workspace=Path.cwd())[0]
     tag = image_tag(settings.sandbox_config())
@@ -114,6 +130,7 @@ def _status() -> int:
     print(f"warm containers: {len(running)}")
     ready = present and docker_problem(settings.sandbox_config()) is None
     print(f"would use:       {_would_use(settings, ready)}")
+    print(f"project env:     {env_status(Path.cwd())}")
     return EXIT_OK if ready else EXIT_FAILURE
 
 

@@ -8,7 +8,10 @@ object would hold one field):
 - `lspAgent.approve {patchId}` / `lspAgent.reject {patchId, reason?}` -> `{approvalId, status}`
   (`patchId` is the approval id `a1` shown in the dialog, the progress and the log, or the
   patch id `p1` it is about; `approvalId` is accepted too);
-- `lspAgent.status` -> `{job, jobs, pendingApprovals, lastJob}`.
+- `lspAgent.status` -> `{job, jobs, pendingApprovals, lastJob, projectEnv}` (projectEnv: whether
+  the workspace's declared dependencies are prepared for checks, `lsp-agent sandbox prepare`);
+- `lspAgent.prepare` -> `{status}`: `asking` (the editor shows what will run, with Prepare /
+  Cancel; only Prepare downloads anything), `ready`, `running` or `none`.
 
 Bad arguments raise `CommandError`, which the server answers as JSON-RPC InvalidParams.
 """
@@ -26,7 +29,8 @@ CANCEL = "lspAgent.cancel"
 APPROVE = "lspAgent.approve"
 REJECT = "lspAgent.reject"
 STATUS = "lspAgent.status"
-ALL = (RUN, CANCEL, APPROVE, REJECT, STATUS)
+PREPARE = "lspAgent.prepare"
+ALL = (RUN, CANCEL, APPROVE, REJECT, STATUS, PREPARE)
 
 MAX_TASK_CHARS = 10_000
 SELECTION_LINES = 60

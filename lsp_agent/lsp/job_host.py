@@ -278,7 +278,16 @@ class JobHost:
             "pendingApprovals": pending,
             "lastJob": last.describe() if last is not None and last.state == "finished" else None,
             "projectInstructions": _instructions(self.root),
+            "projectEnv": self._project_env(),
         }
+
+    def _project_env(self) -> str | None:
+        """Whether the workspace's declared Python dependencies are prepared for checks."""
+        if self.root is None:
+            return None
+        from sandbox.project_env import env_status
+
+        return env_status(self.root)
 
 
 def _instructions(root: Path | None) -> str:

@@ -28,6 +28,7 @@ from lsp_agent.lsp.code_actions import AGENT_KIND, code_actions
 from lsp_agent.lsp.commands import CommandError
 from lsp_agent.lsp.documents import StrippedLines, use_line_documents
 from lsp_agent.lsp.jobs import JobRefused
+from lsp_agent.lsp.project_prepare import PrepareFlow
 from lsp_agent.lsp.protocol import AgentProtocol
 from lsp_agent.settings import SettingError, Settings, load_settings
 
@@ -55,6 +56,7 @@ class LspAgentServer(LanguageServer):
         self.setup = ClientSetup()
         self.runner = runner
         self._host: JobHost | None = None
+        self._prepare: PrepareFlow | None = None
         self._last_error_shown = 0.0
         self.warm_up_state = "not started"
         commands.register_argument_types(self.protocol._converter)
@@ -74,6 +76,19 @@ class LspAgentServer(LanguageServer):
             host.configure(self.workspace_root, self.setup)
             self._host = host
         return self._host
+
+    @property
+    def prepare_flow(self) -> PrepareFlow:
+        """`lspAgent.prepare`: consent in the editor, then the project environment."""
+        if self._prepare is None:
+            self._prepare = PrepareFlow(self.bridge, self._prepare_env)
+        return self._prepare
+
+    def _prepare_env(self, prepared: Any) -> Path:
+        from sandbox.image import image_tag
+        from sandbox.project_env import prepare
+
+        return prepare(prepared, image_tag(self.settings.sandbox_config()))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log every error; show a handler bug to the user at most once a minute."""
@@ -249,6 +264,11 @@ def cmd_status(ls: LspAgentServer, *ignored: object) -> Any:
     return _command(lambda: {**ls.host.status(), "warmUp": ls.warm_up_state})
 
 
+def cmd_prepare(ls: LspAgentServer, *ignored: object) -> Any:
+    """`lspAgent.prepare` takes no argument: the workspace's declared dependencies."""
+    return _command(lambda: ls.prepare_flow.start(ls.workspace_root))
+
+
 def on_progress_cancel(ls: LspAgentServer, params: types.WorkDoneProgressCancelParams) -> None:
     if ls._host is not None:
         ls._host.cancel_token(params.token)
@@ -285,6 +305,7 @@ def create_server(runner: Callable[[], JobRunner] | None = None) -> LspAgentServ
         (commands.APPROVE, cmd_approve),
         (commands.REJECT, cmd_reject),
         (commands.STATUS, cmd_status),
+        (commands.PREPARE, cmd_prepare),
     ):
         server.command(name)(handler)
     return server

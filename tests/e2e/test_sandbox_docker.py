@@ -50,7 +50,9 @@ def test_overlay_stands_in_for_unsaved_buffers(box):
         "    assert add(2, 3) == 6\n"
     }
     result = box.check_patch(DIFF, overlay=unsaved)
-    assert (result.applies, result.check_passed) == (True, False)
+    # The unsaved test fails with and without the patch: nothing broke, one still failing.
+    assert (result.applies, result.check_passed) == (True, True)
+    assert result.still_failing == ("tests/test_calc.py::test_add",)
     assert "assert 5 == 6" in result.output
 
 

@@ -66,6 +66,7 @@ async def test_unknown_command_is_an_error(editor: EditorClient) -> None:
         "lspAgent.approve",
         "lspAgent.reject",
         "lspAgent.status",
+        "lspAgent.prepare",
     }
 
 

@@ -142,3 +142,17 @@ def test_doctor_says_plainly_that_a_remote_engine_is_not_supported(monkeypatch):
     assert check.status.name == "FAIL"
     assert "not on this machine" in check.detail
     assert "only a Docker engine on this machine is supported" in check.detail
+
+
+def test_doctor_says_whether_the_project_env_is_ready(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from lsp_agent.cli.doctor import check_project_env
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    assert check_project_env(repo).detail == "no declared Python dependencies"
+    (repo / "requirements.txt").write_text("six\n")
+    waiting = check_project_env(repo)
+    assert waiting.status is Status.WARN and "lsp-agent sandbox prepare" in waiting.detail

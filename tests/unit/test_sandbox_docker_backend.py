@@ -81,9 +81,21 @@ def test_patch_check_results(box, tmp_repo):
     assert digest(tmp_repo) == before
 
 
-def test_default_check_is_pytest_when_the_repo_has_tests(box, engine):
-    box.check_patch(DIFF)
-    assert engine.requests[-1][1]["command"] == ["python", "-m", "pytest", "-q"]
+JUNIT_OPTIONS = ["--junitxml=/tmp/lsp-agent-junit.xml", "-o", "junit_family=xunit1"]
+
+
+def test_default_check_is_pytest_when_the_repo_has_tests(tmp_repo, engine):
+    settings = SandboxConfig(timeout_s=120)  # real pytest runs on a busy machine
+    with DockerSandbox(tmp_repo, settings, engine=engine, image="i", owns_engine=False) as box:
+        check = box.check_patch(DIFF)
+    assert check.check_status == "passed", check.output
+    assert check.check_command == ("python", "-m", "pytest", "-q")
+    # The patched run and the unpatched baseline, both asked for a JUnit report.
+    patched, baseline = engine.requests[-2][1], engine.requests[-1][1]
+    assert patched["command"] == ["python", "-m", "pytest", "-q", *JUNIT_OPTIONS]
+    assert (patched["diff"] is not None, baseline["diff"]) == (True, None)
+    assert baseline["command"] == patched["command"]
+    assert patched["junit_path"] == "/tmp/lsp-agent-junit.xml"
 
 
 def test_configured_check_command_is_split(tmp_repo, engine):
@@ -96,6 +108,7 @@ def test_configured_check_command_is_split(tmp_repo, engine):
         "pytest",
         "-x",
         "tests/test_calc.py",
+        *JUNIT_OPTIONS,
     ]
 
 

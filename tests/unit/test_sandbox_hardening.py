@@ -52,3 +52,10 @@ def test_container_runs_as_nobody_with_a_clean_environment(monkeypatch):
 def test_no_bytecode_caches_that_could_go_stale():
     assert SANDBOX_ENV["PYTHONDONTWRITEBYTECODE"] == "1"
     assert "PYTHONPYCACHEPREFIX" not in SANDBOX_ENV
+
+
+def test_a_prepared_project_env_is_on_pythonpath():
+    # (the read-only bind of the environment is the engine's: tests/e2e, prepare)
+    with_env = container_options("img:1", ["true"], stdin_open=True, project_env=True)
+    assert with_env["environment"]["PYTHONPATH"] == "/opt/lsp-agent-env"
+    assert "PYTHONPATH" not in container_options("img:1", ["true"], stdin_open=True)["environment"]

@@ -30,6 +30,7 @@ from lsp_agent.lsp.editor_client import EditorClient, log_message, shorten, show
 from lsp_agent.lsp.editor_writer import EditorPatchWriter
 from lsp_agent.lsp.jobs import Job, JobRefused, JobRegistry
 from lsp_agent.lsp.progress import ProgressReporter
+from lsp_agent.models.capabilities import CapabilityMemory
 from lsp_agent.settings import Settings
 from safety.approvals import ApprovalKind, ApprovalRequest, ApprovalStore
 from tools.approval_gate import ApprovalAsk, ApprovalGate
@@ -53,6 +54,7 @@ class JobRunner(Protocol):
         writer: PatchWriter,
         on_progress: Callable[[ProgressEvent], None],
         cancel: threading.Event,
+        capabilities: CapabilityMemory | None = None,
     ) -> JobResult: ...
 
 
@@ -82,6 +84,7 @@ class JobHost:
         self.setup = ClientSetup()
         self.registry = JobRegistry()
         self.store = ApprovalStore()
+        self.capabilities = CapabilityMemory()  # what the model server accepts, this session
         self.diff_dir = Path(tempfile.gettempdir()) / f"lsp-agent-{os.getpid()}"
         self._owners: dict[str, int] = {}
         self._gates: dict[int, EditorApprovalGate] = {}
@@ -151,6 +154,7 @@ class JobHost:
                 writer=writer,
                 on_progress=on_progress,
                 cancel=job.cancel,
+                capabilities=self.capabilities,
             )
         finally:
             gate.close("the job ended")

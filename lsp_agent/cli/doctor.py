@@ -4,6 +4,11 @@ Each check reports OK, WARN or FAIL with a one-line detail and, where something 
 missing, how to fix it. The exit code is non-zero when a *required* check fails: Python,
 the packages, valid settings, the configured model's endpoint, and Docker when
 `SANDBOX_BACKEND=docker` is asked for explicitly.
+
+When the model's endpoint answers, one tiny request per feature shows what it supports
+(`lsp_agent.cli.capability_probe`): tool calls, `tool_choice: "required"`, the
+`response_format` kinds, streaming. These checks are optional: a missing feature is a WARN
+naming what the agent does instead. `--no-probe` skips them (no model calls).
 """
 
 from __future__ import annotations
@@ -123,6 +128,21 @@ def check_model(settings: Settings) -> Check:
     return Check("model", Status.OK, f"{model_id} at {base} answers", True)
 
 
+def check_model_features(settings: Settings) -> list[Check]:
+    """One optional check per feature the endpoint was probed for (none for other providers)."""
+    from lsp_agent.cli.capability_probe import probe_endpoint
+
+    base = settings.effective_api_base()
+    return [
+        Check(
+            f"model: {probe.feature}",
+            Status.OK if probe.supported else Status.WARN,
+            probe.detail if probe.supported else f"{probe.detail}; without it: {probe.fallback}",
+        )
+        for probe in probe_endpoint(settings.model_id, base)
+    ]
+
+
 def check_docker(settings: Settings) -> Check:
     required = settings.sandbox_backend == "docker"
     try:
@@ -183,13 +203,16 @@ def check_executable(name: str, purpose: str) -> Check:
     return Check(name, Status.OK, f"{first} at {path}")
 
 
-def collect(workspace: Path | None = None) -> list[Check]:
+def collect(workspace: Path | None = None, *, probe: bool = True) -> list[Check]:
     settings, errors = load_settings(workspace=workspace or Path.cwd())
+    model = check_model(settings)
+    answers = model.status is Status.OK and settings.effective_api_base() != ""
     return [
         check_python(),
         check_packages(),
         check_settings([str(e) for e in errors]),
-        check_model(settings),
+        model,
+        *(check_model_features(settings) if probe and answers else []),
         check_docker(settings),
         check_sandbox_image(settings),
         check_phoenix(settings),
@@ -199,8 +222,8 @@ def collect(workspace: Path | None = None) -> list[Check]:
     ]
 
 
-def run_doctor(as_json: bool = False, workspace: Path | None = None) -> int:
-    checks = collect(workspace)
+def run_doctor(as_json: bool = False, workspace: Path | None = None, *, probe: bool = True) -> int:
+    checks = collect(workspace, probe=probe)
     failed = [c for c in checks if c.required and c.status is Status.FAIL]
     if as_json:
         print(json.dumps({"ok": not failed, "checks": [c.as_dict() for c in checks]}, indent=2))

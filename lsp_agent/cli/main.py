@@ -35,7 +35,7 @@ def _run(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     from lsp_agent.cli.doctor import run_doctor
 
-    return run_doctor(as_json=args.json)
+    return run_doctor(as_json=args.json, probe=not args.no_probe)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -103,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", help="check the installation and report what is missing")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.add_argument(
+        "--no-probe",
+        action="store_true",
+        help="skip the tiny model requests that show what the endpoint supports",
+    )
     doctor.set_defaults(handler=_doctor)
 
     sandbox = sub.add_parser("sandbox", help="build or inspect the patch-check sandbox")

@@ -63,6 +63,7 @@ def _bench(args: argparse.Namespace) -> int:
         models=tuple(args.model or ()),
         levels=tuple(part for part in (args.levels or "").split(",") if part.strip()),
         chart=args.chart,
+        serve_llama_cpp=args.serve_llama_cpp,
     )
     return run_bench(args.name, runs=args.runs, output=args.output, options=options)
 
@@ -141,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--chart", type=Path, metavar="PNG", help="bench models: draw pass rate per level here"
+    )
+    bench.add_argument(
+        "--serve-llama-cpp",
+        action="store_true",
+        help="bench models: start llama-cpp-python's server with SmolLM2 on 127.0.0.1 and add "
+        "it as the model `openai/smollm2` (needs the dev group's server extras)",
     )
     bench.set_defaults(handler=_bench)
 

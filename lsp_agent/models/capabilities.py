@@ -36,9 +36,7 @@ TOOL_CHOICE = "tool_choice"
 RESPONSE_FORMAT = "response_format"
 PARALLEL_TOOL_CALLS = "parallel_tool_calls"
 LADDER_STEPS = 4  # tool_choice 1, response_format 2, parallel_tool_calls 1
-SCHEMA_PROMPT = (
-    "Reply with exactly one JSON object, no other text, that matches this JSON schema:\n{schema}"
-)
+SCHEMA_PROMPT = "Reply with exactly one JSON object and no other text, one of:\n{schema}"
 _EMPTY_MESSAGE = re.compile(r"""['"]message['"]\s*:\s*(''|"")""")
 
 
@@ -52,8 +50,9 @@ class Downgrade:
     guessed: bool = False
 
     def describe(self) -> str:
-        how = "answered HTTP 500 without naming a parameter" if self.guessed else "rejected"
-        return f"{how} {self.parameter}={self.before}; sending {self.parameter}={self.after}"
+        was = f"{self.parameter}={self.before}"
+        how = f"answered HTTP 500 with no message to {was}" if self.guessed else f"rejected {was}"
+        return f"{how}; sending {self.parameter}={self.after}"
 
 
 @dataclass
@@ -167,7 +166,7 @@ class CapabilityMemory:
 
 def with_schema_in_prompt(messages: list[Any], schema: Any) -> list[Any]:
     """`messages` with the schema stated at the end of the system message (or a new one)."""
-    text = SCHEMA_PROMPT.format(schema=json.dumps(schema, separators=(",", ":")))
+    text = SCHEMA_PROMPT.format(schema=schema_in_words(schema))
     first = messages[0] if messages else None
     if isinstance(first, dict) and first.get("role") == "system":
         content = first.get("content")
@@ -175,6 +174,27 @@ def with_schema_in_prompt(messages: list[Any], schema: Any) -> list[Any]:
             content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
         return [{**first, "content": f"{content or ''}\n\n{text}"}, *messages[1:]]
     return [{"role": "system", "content": text}, *messages]
+
+
+def schema_in_words(schema: Any) -> str:
+    """A tool-call schema (`tool_call_schema`) as one short line per tool, e.g.
+    `{"name": "read_file", "arguments": {"path": string, "start_line"?: integer}}`; any other
+    schema as compact JSON. Small models read the short form; the full schema is ~1,500 tokens."""
+    calls = schema.get("oneOf", [schema]) if isinstance(schema, dict) else []
+    lines = []
+    for call in calls:
+        properties = call.get("properties", {}) if isinstance(call, dict) else {}
+        names = properties.get("name", {}).get("enum", [])
+        arguments = properties.get("arguments", {})
+        if len(names) != 1 or not isinstance(arguments, dict):
+            return json.dumps(schema, separators=(",", ":"))
+        required = set(arguments.get("required", []))
+        fields = ", ".join(
+            f'"{key}"{"" if key in required else "?"}: {spec.get("type", "any")}'
+            for key, spec in arguments.get("properties", {}).items()
+        )
+        lines.append(f'{{"name": "{names[0]}", "arguments": {{{fields}}}}}')
+    return "\n".join(lines)
 
 
 def exception_chain(exc: BaseException) -> list[BaseException]:

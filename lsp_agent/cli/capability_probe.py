@@ -125,8 +125,8 @@ def _openai_probes(post: Post, name: str) -> list[FeatureProbe]:
     probes = [
         tool_probe("auto", "tool calls written as text are parsed"),
         tool_probe("required", "the agent sends tool_choice=auto"),
-        format_probe("json_schema", "json_object with the schema in the prompt"),
-        format_probe("json_object", "no response_format; the schema stays in the prompt"),
+        format_probe("json_schema", "json_object with the tool calls listed in the prompt"),
+        format_probe("json_object", "no response_format; the calls stay listed in the prompt"),
     ]
     status, payload = post("/chat/completions", {**base, "messages": CALL_PING, "stream": True})
     probes.append(_stream_probe(status, payload, lambda line: line.startswith("data:")))

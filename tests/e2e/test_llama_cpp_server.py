@@ -238,3 +238,32 @@ def test_bench_models_serves_llama_cpp_python_itself(tmp_path: Path) -> None:
     assert run["status"] in ("answered", "max_steps"), run
     assert run["tools"] and set(run["tools"]) <= TOOLS, run
     assert "openai/smollm2" in out.stdout
+
+
+def test_doctor_probes_llama_cpp_python(llama_cpp_server: Any, tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "MODEL_ID": "openai/smollm2",
+        "MODEL_API_BASE": llama_cpp_server.openai_base,
+        "PHOENIX_ENABLED": "false",
+    }
+    out = subprocess.run(
+        [sys.executable, "-m", "lsp_agent", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=JOB_TIMEOUT_S,
+        env=env,
+        cwd=tmp_path,
+    )
+    checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+    assert checks["model"]["status"] == "OK", checks["model"]
+    statuses = {n.removeprefix("model: "): c["status"] for n, c in checks.items() if ": " in n}
+    assert statuses == {
+        "tools": "OK",
+        "tool_choice=required": "WARN",
+        "response_format=json_schema": "WARN",
+        "response_format=json_object": "OK",
+        "streaming": "OK",
+    }
+    assert "HTTP 500 (no message)" in checks["model: tool_choice=required"]["detail"]
+    assert "response_format" in checks["model: response_format=json_schema"]["detail"]

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.agent.job_types import CapabilityMemory, JobResult, ProgressEvent
 from lsp_agent.lsp.buffers import OpenBuffers, relative_path
 from lsp_agent.lsp.client_setup import ClientSetup
 from lsp_agent.lsp.commands import CommandError, RunRequest, selection_text, task_text
@@ -30,7 +30,6 @@ from lsp_agent.lsp.editor_client import EditorClient, log_message, shorten, show
 from lsp_agent.lsp.editor_writer import EditorPatchWriter
 from lsp_agent.lsp.jobs import Job, JobRefused, JobRegistry
 from lsp_agent.lsp.progress import ProgressReporter
-from lsp_agent.models.capabilities import CapabilityMemory
 from lsp_agent.settings import Settings
 from safety.approvals import ApprovalKind, ApprovalRequest, ApprovalStore
 from tools.approval_gate import ApprovalAsk, ApprovalGate

@@ -162,8 +162,11 @@ class Settings:
     model_constrained_calls: bool = _field(
         False,
         _boolean,
-        "Constrain each reply to one valid tool call with a JSON schema (Ollama `format`, "
-        "`response_format` for OpenAI-compatible servers such as llama.cpp or vLLM). "
+        "Constrain each reply to one valid tool call with a JSON schema: Ollama `format`; "
+        "`response_format` `json_schema` for OpenAI-compatible servers that take it "
+        "(llama.cpp `llama-server`, vLLM, LM Studio); servers that refuse it get `json_object` "
+        "with the calls listed in the prompt, then none (llama-cpp-python: `json_object`, "
+        'ignored by its function-calling handler). See "Model servers". '
         "The embedded model always uses its grammar.",
     )
     agent_max_steps: int = _field(25, _int_in(1, 500), "Most agent steps in one job.")

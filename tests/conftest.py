@@ -138,3 +138,29 @@ def wait_for_http(url: str, proc: subprocess.Popen[bytes], timeout_s: float) -> 
             pass
         time.sleep(1)
     return False
+
+
+@pytest.fixture(scope="session")
+def llama_cpp_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """llama-cpp-python's real OpenAI-compatible server with SmolLM2, once per test session;
+    yields it (`openai_base`, `log_tail()`); the agent calls it `openai/smollm2`."""
+    from lsp_agent.testing.llama_cpp_server import (
+        LlamaCppPythonServer,
+        LlamaServerError,
+        missing_server_modules,
+    )
+
+    missing = missing_server_modules()
+    require_component(
+        "llama-cpp-python's server", not missing, f"missing {missing}: run `uv sync` (dev group)"
+    )
+    log_path = tmp_path_factory.mktemp("llama-cpp-server") / "server.log"
+    server = LlamaCppPythonServer(log_path=log_path, context_tokens=4096)
+    try:
+        server.start()
+    except LlamaServerError as exc:
+        require_component("llama-cpp-python's server", False, str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -10,6 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# What a session learnt about its model server's parameters; hosts keep one per session and
+# pass it to every job (re-exported so front ends need not import `lsp_agent.models`).
+from lsp_agent.models.capabilities import CapabilityMemory
+
+__all__ = ["CapabilityMemory", "JobResult", "JobStatus", "ProgressEvent"]
+
 JobStatus = Literal["answered", "max_steps", "cancelled", "stopped", "failed"]
 
 

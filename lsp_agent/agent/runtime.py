@@ -24,6 +24,7 @@ from tools.patch_writer import PatchWriter
 from tools.workspace import Workspace
 
 if TYPE_CHECKING:
+    from lsp_agent.models.capabilities import CapabilityMemory
     from tools.base import ToolContext
 
 log = logging.getLogger(__name__)
@@ -151,9 +152,12 @@ def run_agent_job(
     cancel: threading.Event,
     model: Any = None,
     mcp_servers: tuple[Any, ...] = (),
+    capabilities: CapabilityMemory | None = None,
 ) -> JobResult:
     """Run `task` to its end. `model=None` builds the model from `settings`; `mcp_servers`
-    (`tools.mcp.config.McpServerSpec`s) are offered beside the user's `MCP_CONFIG`."""
+    (`tools.mcp.config.McpServerSpec`s) are offered beside the user's `MCP_CONFIG`;
+    `capabilities` carries what the session learnt about the model server's parameters (see
+    `lsp_agent.models.capabilities`; None: this job starts afresh)."""
     started = time.monotonic()
     quiet_third_party_imports()
     from smolagents.utils import AgentError
@@ -174,7 +178,11 @@ def run_agent_job(
         inner = (
             model
             if model is not None
-            else build_model(settings, constrained_calls=settings.model_constrained_calls)
+            else build_model(
+                settings,
+                constrained_calls=settings.model_constrained_calls,
+                capabilities=capabilities,
+            )
         )
     except ModelConfigError as exc:
         return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)

@@ -4,13 +4,18 @@ The small-model compliance suite (`lsp_agent.benchmarks.compliance`): nine level
 coding tasks on a shipped fixture repository, each checked on its outcome. `--model
 scripted` (the default) plays the levels' reference solutions — deterministic, seconds,
 what CI runs; any other id is built like `MODEL_ID` (`embedded`, `ollama_chat/…`,
-`openai/…` with `MODEL_API_BASE`). Progress goes to stderr, the tables to stdout.
+`openai/…` with `MODEL_API_BASE`). `--serve-llama-cpp` starts llama-cpp-python's server with
+SmolLM2 on 127.0.0.1 (`lsp_agent.testing.llama_cpp_server`) and adds it as `openai/smollm2`;
+set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. Progress goes to stderr, the
+tables to stdout.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +46,15 @@ def phoenix_requested(workspace: Path) -> bool:
     return dotenv.is_file() and "PHOENIX_ENABLED" in dotenv_values(dotenv)
 
 
-def command_line(runs: int, models: tuple[str, ...], levels: tuple[Level, ...]) -> str:
+def command_line(
+    runs: int, models: tuple[str, ...], levels: tuple[Level, ...], served: str = ""
+) -> str:
     words = ["lsp-agent", "bench", "models", "--runs", str(runs)]
     for model_id in models:
-        words += ["--model", model_id]
+        if model_id != served:
+            words += ["--model", model_id]
+    if served:
+        words.append("--serve-llama-cpp")
     if len(levels) < len(LEVELS):
         words += ["--levels", ",".join(level.key for level in levels)]
     return " ".join(words)
@@ -79,15 +89,42 @@ def _check_reachable(settings: Settings) -> None:
 
 def measure(runs: int, options: BenchOptions) -> Figures:
     """Run the chosen levels `runs` times per model; the suite's JSON (see `report`)."""
+    with ExitStack() as stack:
+        served_base = _serve_llama_cpp(stack) if options.serve_llama_cpp else ""
+        return _measure(runs, options, served_base)
+
+
+def _serve_llama_cpp(stack: ExitStack) -> str:
+    from lsp_agent.testing.llama_cpp_server import LlamaCppPythonServer, LlamaServerError
+
+    print("[models] starting llama-cpp-python's server with SmolLM2 …", file=sys.stderr)
+    try:
+        server = stack.enter_context(LlamaCppPythonServer())
+    except LlamaServerError as exc:
+        raise BenchError(str(exc)) from None
+    print(f"[models] {SERVED_MODEL} at {server.openai_base}", file=sys.stderr, flush=True)
+    return server.openai_base
+
+
+SERVED_MODEL = "openai/smollm2"
+
+
+def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
     try:
         levels = select_levels(options.levels)
     except ValueError as exc:
         raise BenchError(str(exc), exit_status=2) from None
-    models = options.models or (SCRIPTED,)
+    models = options.models or (() if served_base else (SCRIPTED,))
+    if served_base and SERVED_MODEL not in models:
+        models = (*models, SERVED_MODEL)
     workspace = Path.cwd()
     base, _ = load_settings(workspace=workspace)
     keep_phoenix = phoenix_requested(workspace)
     settings = {m: suite_settings(base, m, keep_phoenix=keep_phoenix) for m in models}
+    if served_base:
+        settings[SERVED_MODEL] = dataclasses.replace(
+            settings[SERVED_MODEL], model_api_base=served_base
+        )
     for model_id in models:
         if model_id != SCRIPTED:
             _check_reachable(settings[model_id])
@@ -105,7 +142,8 @@ def measure(runs: int, options: BenchOptions) -> Figures:
         results,
         runs=runs,
         levels=[level.key for level in levels],
-        command=command_line(runs, models, levels),
+        command=("MODEL_CONSTRAINED_CALLS=true " if base.model_constrained_calls else "")
+        + command_line(runs, models, levels, SERVED_MODEL if served_base else ""),
     )
     if options.chart is not None:
         from lsp_agent.benchmarks.compliance.chart import write_chart

@@ -35,6 +35,7 @@ class BenchOptions:
     models: tuple[str, ...] = ()
     levels: tuple[str, ...] = ()
     chart: Path | None = None
+    serve_llama_cpp: bool = False
 
 
 class BenchError(RuntimeError):

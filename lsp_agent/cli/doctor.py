@@ -4,6 +4,11 @@ Each check reports OK, WARN or FAIL with a one-line detail and, where something 
 missing, how to fix it. The exit code is non-zero when a *required* check fails: Python,
 the packages, valid settings, the configured model's endpoint, and Docker when
 `SANDBOX_BACKEND=docker` is asked for explicitly.
+
+When the model's endpoint answers, one tiny request per feature shows what it supports
+(`lsp_agent.cli.capability_probe`): tool calls, `tool_choice: "required"`, the
+`response_format` kinds, streaming. These checks are optional: a missing feature is a WARN
+naming what the agent does instead. `--no-probe` skips them (no model calls).
 """
 
 from __future__ import annotations
@@ -123,6 +128,21 @@ def check_model(settings: Settings) -> Check:
     return Check("model", Status.OK, f"{model_id} at {base} answers", True)
 
 
+def check_model_features(settings: Settings) -> list[Check]:
+    """One optional check per feature the endpoint was probed for (none for other providers)."""
+    from lsp_agent.cli.capability_probe import probe_endpoint
+
+    base = settings.effective_api_base()
+    return [
+        Check(
+            f"model: {probe.feature}",
+            Status.OK if probe.supported else Status.WARN,
+            probe.detail if probe.supported else f"{probe.detail}; without it: {probe.fallback}",
+        )
+        for probe in probe_endpoint(settings.model_id, base)
+    ]
+
+
 def check_docker(settings: Settings) -> Check:
     required = settings.sandbox_backend == "docker"
     status = Status.FAIL if required else Status.WARN
@@ -238,14 +258,17 @@ def check_instructions(workspace: Path) -> Check:
     return Check("instructions", Status.OK, found.describe())
 
 
-def collect(workspace: Path | None = None) -> list[Check]:
+def collect(workspace: Path | None = None, *, probe: bool = True) -> list[Check]:
     root = workspace or Path.cwd()
     settings, errors = load_settings(workspace=root)
+    model = check_model(settings)
+    answers = model.status is Status.OK and settings.effective_api_base() != ""
     return [
         check_python(),
         check_packages(),
         check_settings([str(e) for e in errors]),
-        check_model(settings),
+        model,
+        *(check_model_features(settings) if probe and answers else []),
         check_docker(settings),
         check_sandbox_image(settings),
         check_project_env(root),
@@ -253,13 +276,13 @@ def collect(workspace: Path | None = None) -> list[Check]:
         check_executable("nvim", "Neovim client and its tests"),
         check_executable("rg", "faster search; a Python fallback is used otherwise"),
         check_executable("git", "git tools and patch checks"),
-        check_instructions(workspace or Path.cwd()),
-        *check_mcp(settings, workspace or Path.cwd()),
+        check_instructions(root),
+        *check_mcp(settings, root),
     ]
 
 
-def run_doctor(as_json: bool = False, workspace: Path | None = None) -> int:
-    checks = collect(workspace)
+def run_doctor(as_json: bool = False, workspace: Path | None = None, *, probe: bool = True) -> int:
+    checks = collect(workspace, probe=probe)
     failed = [c for c in checks if c.required and c.status is Status.FAIL]
     if as_json:
         print(json.dumps({"ok": not failed, "checks": [c.as_dict() for c in checks]}, indent=2))

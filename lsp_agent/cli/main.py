@@ -41,7 +41,7 @@ def _run(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     from lsp_agent.cli.doctor import run_doctor
 
-    return run_doctor(as_json=args.json)
+    return run_doctor(as_json=args.json, probe=not args.no_probe)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -75,6 +75,7 @@ def _bench(args: argparse.Namespace) -> int:
         models=tuple(args.model or ()),
         levels=tuple(part for part in (args.levels or "").split(",") if part.strip()),
         chart=args.chart,
+        serve_llama_cpp=args.serve_llama_cpp,
     )
     return run_bench(args.name, runs=args.runs, output=args.output, options=options)
 
@@ -124,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", help="check the installation and report what is missing")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.add_argument(
+        "--no-probe",
+        action="store_true",
+        help="skip the tiny model requests that show what the endpoint supports",
+    )
     doctor.set_defaults(handler=_doctor)
 
     sandbox = sub.add_parser(
@@ -165,6 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--chart", type=Path, metavar="PNG", help="bench models: draw pass rate per level here"
+    )
+    bench.add_argument(
+        "--serve-llama-cpp",
+        action="store_true",
+        help="bench models: start llama-cpp-python's server with SmolLM2 on 127.0.0.1 and add "
+        "it as the model `openai/smollm2` (needs the dev group's server extras)",
     )
     bench.set_defaults(handler=_bench)
 

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.agent.job_types import CapabilityMemory, JobResult, ProgressEvent
 from lsp_agent.lsp.buffers import OpenBuffers, relative_path
 from lsp_agent.lsp.client_setup import ClientSetup
 from lsp_agent.lsp.commands import CommandError, RunRequest, selection_text, task_text
@@ -53,6 +53,7 @@ class JobRunner(Protocol):
         writer: PatchWriter,
         on_progress: Callable[[ProgressEvent], None],
         cancel: threading.Event,
+        capabilities: CapabilityMemory | None = None,
     ) -> JobResult: ...
 
 
@@ -82,6 +83,7 @@ class JobHost:
         self.setup = ClientSetup()
         self.registry = JobRegistry()
         self.store = ApprovalStore()
+        self.capabilities = CapabilityMemory()  # what the model server accepts, this session
         self.diff_dir = Path(tempfile.gettempdir()) / f"lsp-agent-{os.getpid()}"
         self._owners: dict[str, int] = {}
         self._gates: dict[int, EditorApprovalGate] = {}
@@ -152,6 +154,7 @@ class JobHost:
                 writer=writer,
                 on_progress=on_progress,
                 cancel=job.cancel,
+                capabilities=self.capabilities,
             )
         finally:
             gate.close("the job ended")

@@ -23,6 +23,11 @@ provider's default.
 the model in `ToolCallFormat`: a JSON schema (Ollama's `format`, else `response_format`)
 admits exactly one call of an offered tool (see `lsp_agent.models.tool_call_format` for why it is
 opt-in).
+
+A single-endpoint LiteLLM model falls back to weaker forms of `tool_choice`, `response_format`
+and `parallel_tool_calls` when its server rejects them (`lsp_agent.models.capabilities`); pass
+the session's `CapabilityMemory` so what one job learnt holds for the next. OpenAI-compatible
+ids ask for one call per reply (`parallel_tool_calls: false`), as the agent acts on one.
 """
 
 from __future__ import annotations
@@ -36,12 +41,14 @@ from typing import Any
 import httpx
 
 from lsp_agent.logging_setup import quiet_third_party_imports
+from lsp_agent.models.capabilities import CapabilityMemory
 from lsp_agent.models.errors import ModelConfigError
 from lsp_agent.settings import Settings
 
 quiet_third_party_imports()
 
 OLLAMA_PREFIXES = ("ollama/", "ollama_chat/")
+OPENAI_COMPATIBLE_PREFIXES = ("openai/", "hosted_vllm/")
 OLLAMA_DEFAULT_BASE = "http://localhost:11434"
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 REACHABILITY_TIMEOUT_S = 2.0
@@ -117,7 +124,7 @@ def litellm_params(
 def supports_response_format(model_id: str) -> bool:
     """Providers that take a tool-call JSON schema: Ollama (as `format`) and OpenAI-compatible
     servers (`response_format`: llama.cpp's server turns it into a grammar, vLLM too)."""
-    return model_id.startswith(("ollama/", "ollama_chat/", "openai/", "hosted_vllm/"))
+    return model_id.startswith(OLLAMA_PREFIXES + OPENAI_COMPATIBLE_PREFIXES)
 
 
 def is_embedded(model_id: str) -> bool:
@@ -125,7 +132,11 @@ def is_embedded(model_id: str) -> bool:
 
 
 def build_model(
-    settings: Settings, *, timeout_s: float | None = None, constrained_calls: bool = False
+    settings: Settings,
+    *,
+    timeout_s: float | None = None,
+    constrained_calls: bool = False,
+    capabilities: CapabilityMemory | None = None,
 ) -> Any:
     """The smolagents `Model` for `settings.model_id` (wrap it in `RobustModel` for the agent)."""
     model_id = settings.model_id
@@ -133,7 +144,7 @@ def build_model(
         return _scripted_model(Path(model_id.removeprefix("scripted:")))
     if is_embedded(model_id):
         return _embedded_model(settings)
-    model = _litellm_model(settings, timeout_s)
+    model = _litellm_model(settings, timeout_s, capabilities or CapabilityMemory())
     if constrained_calls and supports_response_format(model_id):
         from lsp_agent.models.tool_call_format import ToolCallFormat
 
@@ -141,7 +152,9 @@ def build_model(
     return model
 
 
-def _litellm_model(settings: Settings, timeout_s: float | None) -> Any:
+def _litellm_model(
+    settings: Settings, timeout_s: float | None, capabilities: CapabilityMemory
+) -> Any:
     _quiet_litellm()
     from smolagents.models import REMOVE_PARAMETER
 
@@ -151,7 +164,7 @@ def _litellm_model(settings: Settings, timeout_s: float | None) -> Any:
     flatten = main.model_id.startswith("ollama")
     if not settings.model_fallbacks:
         params = litellm_params(main, settings, timeout_s)
-        return NativeLiteLLMModel(
+        single = NativeLiteLLMModel(
             model_id=params.pop("model"),
             api_base=params.pop("api_base", None),
             api_key=params.pop("api_key", None),
@@ -159,6 +172,9 @@ def _litellm_model(settings: Settings, timeout_s: float | None) -> Any:
             retry=False,
             **params,
         )
+        single.capabilities = capabilities.for_endpoint(main.model_id, main.effective_base)
+        single.ask_single_call = main.model_id.startswith(OPENAI_COMPATIBLE_PREFIXES)
+        return single
     endpoints = [main, *fallback_endpoints(settings)]
     names = [main.model_id] + [f"{e.model_id}#fallback{i}" for i, e in enumerate(endpoints[1:], 1)]
     model_list = [

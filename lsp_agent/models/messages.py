@@ -96,7 +96,10 @@ def to_provider_messages(messages: list[ChatMessage | dict[str, Any]]) -> list[d
             out.append(
                 {
                     "role": "assistant",
-                    "content": text or None,
+                    # "" rather than None: LiteLLM drops a None content, and chat templates
+                    # that read `message.content` strictly (llama-cpp-python's
+                    # chatml-function-calling) then fail with HTTP 500.
+                    "content": text,
                     "tool_calls": [
                         {
                             "id": call.id,

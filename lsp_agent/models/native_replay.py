@@ -5,6 +5,10 @@ tool calls become assistant text and tool results become user text. These subcla
 keep everything else smolagents prepares and replace the `messages` with
 `to_provider_messages(...)` (assistant `tool_calls` and `tool` results with their ids) and
 the `tools` with their compact schemas (`tool_schemas`: no per-argument prose).
+
+With `capabilities` set (`lsp_agent.models.capabilities`), every request is shaped to what the
+endpoint accepts, and a request the server rejects for a parameter is sent again with that
+parameter's weaker form (each step of the ladder once; anything else is raised).
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from smolagents.models import ChatMessage, LiteLLMModel, LiteLLMRouterModel
+from smolagents.tools import Tool
 
+from lsp_agent.models.capabilities import LADDER_STEPS, EndpointCapabilities
 from lsp_agent.models.messages import to_provider_messages
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 
@@ -36,6 +42,42 @@ def _fillable(messages: list[ChatMessage | dict[str, Any]]) -> list[ChatMessage 
 
 
 class NativeReplayMixin:
+    capabilities: EndpointCapabilities | None = None
+    ask_single_call: bool = False  # send `parallel_tool_calls: false` (OpenAI-compatible ids)
+    last_request: dict[str, Any] | None = None
+
+    def generate(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Tool] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        capabilities = self.capabilities
+        guess_pending = False
+        for attempt in range(LADDER_STEPS + 1):
+            self.last_request = None
+            try:
+                reply: ChatMessage = super().generate(  # type: ignore[misc]
+                    messages,
+                    stop_sequences=stop_sequences,
+                    response_format=response_format,
+                    tools_to_call_from=tools_to_call_from,
+                    **kwargs,
+                )
+                return reply
+            except Exception as exc:
+                if capabilities is None:
+                    raise
+                last = attempt == LADDER_STEPS
+                if last or not capabilities.downgrade_after(exc, self.last_request):
+                    if guess_pending:
+                        capabilities.undo_guess()
+                    raise
+                guess_pending = capabilities.downgrades[-1].guessed
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
     def _prepare_completion_kwargs(
         self, messages: list[ChatMessage | dict[str, Any]], *args: Any, **kwargs: Any
     ) -> dict[str, Any]:
@@ -46,6 +88,9 @@ class NativeReplayMixin:
         tools = kwargs.get("tools_to_call_from")
         if tools and "tools" in prepared:
             prepared["tools"] = compact_tool_schemas(tools)
+        if self.capabilities is not None:
+            prepared = self.capabilities.shape(prepared, ask_single_call=self.ask_single_call)
+        self.last_request = prepared
         return prepared
 
 

@@ -3,7 +3,8 @@
 `POST /v1/chat/completions` (JSON, or SSE when the body asks `stream: true`), `GET /v1/models`,
 `POST /api/chat` (Ollama; NDJSON when streaming), `POST /api/show`, `GET /api/tags`, `GET /`.
 Each chat request takes the next script turn (see `lsp_agent.testing.script`); every request
-is recorded.
+is recorded. `rejects(body)` may refuse an OpenAI chat request before it takes a turn, answering
+`(status, error body)` as a real server would (see `lsp_agent.testing.server_quirks`).
 Standard library only; nothing is written to stdout or stderr.
 """
 
@@ -13,7 +14,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -39,12 +40,21 @@ class RecordedRequest:
     raw_body: bytes
 
 
+Rejection = Callable[[Any], "tuple[int, Any] | None"]
+
+
 class ScriptedOpenAIServer:
     """Context manager serving scripted model replies on 127.0.0.1 (a free port by default)."""
 
     def __init__(
-        self, turns: Iterable[Any] = (), *, host: str = "127.0.0.1", port: int = 0
+        self,
+        turns: Iterable[Any] = (),
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        rejects: Rejection | None = None,
     ) -> None:
+        self.rejects = rejects
         self._lock = threading.Lock()
         self._turns: deque[ScriptTurn] = deque(parse_script(turns))
         self._requests: list[RecordedRequest] = []
@@ -194,7 +204,10 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 body = None
             server.record(RecordedRequest("POST", self.path, body, raw))
             path = self.path.split("?")[0].rstrip("/")
-            if path in ("/v1/chat/completions", "/chat/completions"):
+            rejection = server.rejects(body) if server.rejects is not None else None
+            if path in ("/v1/chat/completions", "/chat/completions") and rejection is not None:
+                self._send_json(*rejection)
+            elif path in ("/v1/chat/completions", "/chat/completions"):
                 self._chat(body, ollama=False)
             elif path == "/api/chat":
                 self._chat(body, ollama=True)

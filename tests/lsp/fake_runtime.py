@@ -35,6 +35,7 @@ def run_scripted_job(
     on_progress: Callable[[ProgressEvent], None],
     cancel: threading.Event,
     model: Any = None,
+    capabilities: Any = None,
 ) -> JobResult:
     from sandbox import open_sandbox
     from tools.base import ToolContext, ToolLimits

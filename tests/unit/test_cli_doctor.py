@@ -156,3 +156,73 @@ def test_doctor_says_whether_the_project_env_is_ready(
     (repo / "requirements.txt").write_text("six\n")
     waiting = check_project_env(repo)
     assert waiting.status is Status.WARN and "lsp-agent sandbox prepare" in waiting.detail
+
+
+def _features(checks: list[Any]) -> dict[str, Any]:
+    return {c.name.removeprefix("model: "): c for c in checks if c.name.startswith("model: ")}
+
+
+def test_doctor_probes_what_a_llama_cpp_python_server_supports(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    from lsp_agent.testing import ScriptedOpenAIServer
+    from lsp_agent.testing.server_quirks import llama_cpp_python
+
+    turns = [
+        {"tool": "ping", "arguments": {"text": "hi"}},
+        {"text": '{"ok": true}'},
+        {"text": "hi"},
+    ]
+    with ScriptedOpenAIServer(turns, rejects=llama_cpp_python) as server:
+        monkeypatch.setenv("MODEL_ID", "openai/smollm2")
+        monkeypatch.setenv("MODEL_API_BASE", server.openai_base)
+        features = _features(collect(tmp_path))
+        bodies = server.chat_requests
+    assert list(features) == [
+        "tools",
+        "tool_choice=required",
+        "response_format=json_schema",
+        "response_format=json_object",
+        "streaming",
+    ]
+    assert features["tools"].status is Status.OK
+    assert "a tool call came back" in features["tools"].detail
+    required = features["tool_choice=required"]
+    assert required.status is Status.WARN and not required.required
+    assert "HTTP 500 (no message)" in required.detail and "tool_choice=auto" in required.detail
+    schema = features["response_format=json_schema"]
+    assert schema.status is Status.WARN and "response_format" in schema.detail
+    assert features["response_format=json_object"].status is Status.OK
+    assert features["streaming"].status is Status.OK
+    assert all(b["max_tokens"] <= 32 for b in bodies)  # tiny requests
+
+
+def test_doctor_no_probe_sends_no_model_request(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lsp_agent.testing import ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer([]) as server:
+        monkeypatch.setenv("MODEL_ID", "openai/smollm2")
+        monkeypatch.setenv("MODEL_API_BASE", server.openai_base)
+        run_doctor(workspace=tmp_path, probe=False)
+        assert server.chat_requests == []
+        run_doctor(workspace=tmp_path)
+        assert len(server.chat_requests) == 5
+    out = capsys.readouterr().out
+    assert "model: tool_choice=required" in out
+
+
+def test_doctor_probes_ollama_native_chat(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    from lsp_agent.testing import ScriptedOpenAIServer
+    from lsp_agent.testing.wire_format import SCRIPTED_MODEL_NAME
+
+    turns = [{"tool": "ping", "arguments": {"text": "hi"}}, {"text": '{"ok": true}'}, {"text": "x"}]
+    with ScriptedOpenAIServer(turns) as server:
+        monkeypatch.setenv("MODEL_ID", f"ollama_chat/{SCRIPTED_MODEL_NAME}")
+        monkeypatch.setenv("MODEL_API_BASE", server.base_url)
+        features = _features(collect(tmp_path))
+        paths = [r.path for r in server.requests if r.method == "POST"]
+    assert list(features) == ["tools", "format=<JSON schema>", "streaming"]
+    assert all(c.status is Status.OK for c in features.values()), features
+    assert paths == ["/api/chat"] * 3

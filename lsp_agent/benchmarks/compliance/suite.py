@@ -138,8 +138,11 @@ def write_mcp_config(path: Path) -> str:
     return str(path)
 
 
-def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRecord:
-    """One run of `level` on a fresh fixture repository; `model=None` builds it from settings."""
+def run_level_once(
+    level: Level, settings: Settings, model: Any = None, capabilities: Any = None
+) -> RunRecord:
+    """One run of `level` on a fresh fixture repository; `model=None` builds it from settings
+    (`capabilities`: the suite's `CapabilityMemory`, so a server's rejections are learnt once)."""
     from lsp_agent.agent.runtime import run_agent_job
     from tools.approval_gate import AutoApprove
     from tools.patch_writer import DiskPatchWriter
@@ -162,6 +165,7 @@ def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRe
             on_progress=lambda event: None,
             cancel=threading.Event(),
             model=model,
+            capabilities=capabilities,
         )
         try:
             verdict = level.check(Outcome(result, repo))
@@ -178,11 +182,14 @@ def run_suite(
     on_run: Callable[[Level, int, RunRecord], None] = lambda level, index, record: None,
 ) -> list[LevelStats]:
     """Run every level `runs` times; `on_run(level, run index, record)` after each run."""
+    from lsp_agent.models.capabilities import CapabilityMemory
+
+    capabilities = CapabilityMemory()
     stats = []
     for level in levels:
         level_stats = LevelStats(level)
         for index in range(runs):
-            record = run_level_once(level, settings, model_for_level(level))
+            record = run_level_once(level, settings, model_for_level(level), capabilities)
             level_stats.records.append(record)
             on_run(level, index, record)
         stats.append(level_stats)

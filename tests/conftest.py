@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from lsp_agent.testing.calc_repo import write_calc_repo
+
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -77,15 +79,7 @@ def git_init(path: Path) -> Path:
 @pytest.fixture
 def tmp_repo(tmp_path: Path) -> Path:
     """A small git repository with a Python package and a test."""
-    repo = tmp_path / "repo"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "pkg" / "__init__.py").write_text("")
-    (repo / "pkg" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    (repo / "tests").mkdir()
-    (repo / "tests" / "test_calc.py").write_text(
-        "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-    )
-    return git_init(repo)
+    return git_init(write_calc_repo(tmp_path / "repo"))
 
 
 def free_port() -> int:

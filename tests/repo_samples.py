@@ -5,17 +5,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-# Swaps the operands in pkg/calc.py: applies cleanly and keeps the test passing.
-CALC_DIFF = """\
---- a/pkg/calc.py
-+++ b/pkg/calc.py
-@@ -1,2 +1,2 @@
- def add(a, b):
--    return a + b
-+    return b + a
-"""
-# Applies cleanly but breaks the test.
-BROKEN_CALC_DIFF = CALC_DIFF.replace("+    return b + a", "+    return a - b")
+from lsp_agent.testing.calc_repo import BROKEN_CALC_DIFF, CALC_DIFF
+
+__all__ = ["BROKEN_CALC_DIFF", "CALC_DIFF", "tree_digest"]
 
 
 def tree_digest(root: Path) -> str:

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from lsp_agent.settings import load_settings
+from lsp_agent.testing.calc_repo import CALC_DIFF, write_calc_repo
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from sandbox.docker_engine import DockerEngine
@@ -38,28 +39,15 @@ TARGET_BASELINE_RATIO = 1.3
 TEST_COMMAND = ("python", "-m", "pytest", "-q")
 LARGE_FILES = 20_000
 LARGE_MB = 300
-DIFF = """\
---- a/pkg/calc.py
-+++ b/pkg/calc.py
-@@ -1,2 +1,2 @@
- def add(a, b):
--    return a + b
-+    return b + a
-"""
+DIFF = CALC_DIFF
 
 
 def make_repo(root: Path) -> Path:
     """A small Python package with a passing test."""
     repo = root / "repo"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "tests").mkdir()
-    (repo / "pkg" / "__init__.py").write_text("")
+    write_calc_repo(repo)
     # Where the tests are, as a large project says (else pytest itself walks every file).
     (repo / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
-    (repo / "pkg" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    (repo / "tests" / "test_calc.py").write_text(
-        "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-    )
     for path in (repo, *repo.rglob("*")):
         path.chmod(0o755 if path.is_dir() else 0o644)
     return repo

@@ -16,7 +16,7 @@ import pytest
 from sandbox import open_sandbox
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
-from tests.repo_samples import tree_digest
+from tests.repo_samples import CALC_DIFF, tree_digest
 
 pytestmark = pytest.mark.docker
 
@@ -209,8 +209,7 @@ def test_looping_check_command_times_out(host_untouched, sandbox_image):
     settings = SandboxConfig(backend="docker", timeout_s=2)
     with open_sandbox(host_untouched, settings) as quick:
         result = quick.check_patch(
-            "--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n"
-            "-    return a + b\n+    return b + a\n",
+            CALC_DIFF,
             ["sh", "-c", "while :; do :; done"],
         )
     assert result.applies is True

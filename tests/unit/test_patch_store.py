@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_agent.testing.calc_repo import BROKEN_CALC_DIFF
 from safety.errors import ErrorType
 from tools.patch_store import (
     PatchStateError,
@@ -22,14 +23,7 @@ from tools.patch_store import (
 from tools.patching import PatchError, PatchResult, apply_diff
 from tools.workspace import DiskWorkspace, OverlayWorkspace
 
-DIFF = """\
---- a/pkg/calc.py
-+++ b/pkg/calc.py
-@@ -1,2 +1,2 @@
- def add(a, b):
--    return a + b
-+    return a - b
-"""
+DIFF = BROKEN_CALC_DIFF
 
 
 def proposed(tmp_repo: Path, store: PatchStore, diff: str = DIFF) -> StoredPatch:

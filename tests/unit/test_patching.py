@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lsp_agent.testing.calc_repo import BROKEN_CALC_DIFF
 from safety.errors import ERROR_KEYS, ErrorType
 from tools.patching import (
     PatchError,
@@ -27,14 +28,7 @@ from tools.workspace import DiskWorkspace, OverlayWorkspace
 
 CALC = "def add(a, b):\n    return a + b\n"
 
-EXACT = """\
---- a/pkg/calc.py
-+++ b/pkg/calc.py
-@@ -1,2 +1,2 @@
- def add(a, b):
--    return a + b
-+    return a - b
-"""
+EXACT = BROKEN_CALC_DIFF
 
 LONG = "".join(f"line {n}\n" for n in range(1, 21))
 

@@ -8,17 +8,11 @@ import sys
 
 import pytest
 
+from lsp_agent.testing.calc_repo import BROKEN_CALC_DIFF
 from sandbox.config import SandboxConfig
 from sandbox.local_backend import LocalSandbox, host_command
 
-DIFF = """\
---- a/pkg/calc.py
-+++ b/pkg/calc.py
-@@ -1,2 +1,2 @@
- def add(a, b):
--    return a + b
-+    return a - b
-"""
+DIFF = BROKEN_CALC_DIFF
 CHECK = [sys.executable, "-c", "from pkg.calc import add; assert add(2, 3) == 5"]
 
 

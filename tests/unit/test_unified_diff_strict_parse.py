@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_agent.testing.calc_repo import CALC_DIFF
 from safety.unified_diff import PatchError, parse_strict, safe_relative_path, vet_overlay
 
-MODIFY = """\
---- a/pkg/calc.py
-+++ b/pkg/calc.py
-@@ -1,2 +1,2 @@
- def add(a, b):
--    return a + b
-+    return b + a
-"""
+MODIFY = CALC_DIFF
 
 
 def test_modify_with_git_prefixes_strips_one_level():

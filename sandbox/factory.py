@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from lsp_agent.settings import Settings, load_settings
+from lsp_agent.settings import Settings, user_scope_settings
 from sandbox import tracing
 from sandbox.docker_backend import DockerSandbox
 from sandbox.docker_client import BUILD_HINT
@@ -28,7 +28,9 @@ def open_sandbox(
 ) -> Sandbox:
     """A sandbox for `repo_root`; use it as a context manager.
 
-    `settings` None reads them from the environment and the repository's `.env`.
+    `settings` None reads them from the user's scope only (the environment and the user
+    config file), never from the repository's `.env`: the repository must not choose
+    where its own code runs.
     SANDBOX_BACKEND: `docker` (Docker, else no sandbox and `check: unavailable`),
     `local` (no isolation), `none`, or `auto` (Docker when its engine and image are
     there, else local with a loud warning). `engine` replaces the Docker engine (tests).
@@ -37,7 +39,7 @@ def open_sandbox(
     if not root.is_dir():
         raise NotADirectoryError(f"sandbox repository root {root} is not a directory")
     if settings is None:
-        settings = load_settings(workspace=root)[0]
+        settings = user_scope_settings()[0]
     with tracing.span("open", requested=settings.sandbox_backend) as span:
         sandbox = _open(root, settings, engine)
         tracing.set_attributes(span, backend=sandbox.backend)

@@ -32,6 +32,12 @@ def _run(args: argparse.Namespace) -> int:
     )
 
 
+def _trust(args: argparse.Namespace) -> int:
+    from lsp_agent.cli.trust_command import run_trust
+
+    return run_trust(args.directory, forget=args.forget)
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from lsp_agent.cli.doctor import run_doctor
 
@@ -100,6 +106,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--model", default=None, help="model id (default: the embedded model)")
     demo.set_defaults(handler=_demo)
+
+    trust = sub.add_parser(
+        "trust",
+        help="trust the security keys of a workspace's .env (this exact content)",
+        description="Security keys (MODEL_*, SANDBOX_*, PHOENIX_*, CHECK_COMMAND, POLICY_FILE, "
+        "MCP_CONFIG, AGENT_TYPE, AGENT_SUBAGENTS, AGENT_MEMORY) in a workspace's .env are "
+        "ignored until you trust that file. This records the SHA-256 of DIR/.env in "
+        "$XDG_DATA_HOME/lsp-agent/trusted-env.json; once the file changes it is untrusted "
+        "again. Read the file before you trust it: it decides where code runs and where your "
+        "code and prompts are sent.",
+    )
+    trust.add_argument(
+        "directory", nargs="?", type=Path, default=Path.cwd(), help="workspace (default: .)"
+    )
+    trust.add_argument("--forget", action="store_true", help="withdraw the trust instead")
+    trust.set_defaults(handler=_trust)
 
     doctor = sub.add_parser("doctor", help="check the installation and report what is missing")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -17,7 +17,9 @@ from typing import Any
 from rich.console import Console
 
 from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.cli.terminal_text import inert
 from lsp_agent.settings import Settings, load_settings
+from safety.policy_loading import workspace_policy_warnings
 from tools.approval_gate import ApprovalGate, AutoApprove, RejectAll
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
@@ -36,10 +38,10 @@ def approval_gate(yes: bool, console: Console, interactive: bool) -> ApprovalGat
 
 def print_progress(console: Console, event: ProgressEvent) -> None:
     if event.kind == "tool":
-        console.print(f"[dim]  … {event.tool}[/dim]")
+        console.print(f"[dim]  … {inert(event.tool or '')}[/dim]")
         return
-    tool = f"[cyan]{event.tool}[/cyan]" if event.tool else "(no tool)"
-    console.print(f"step {event.step}/{event.max_steps} {tool} {event.message}")
+    tool = f"[cyan]{inert(event.tool)}[/cyan]" if event.tool else "(no tool)"
+    console.print(f"step {event.step}/{event.max_steps} {tool} {inert(event.message)}")
 
 
 def print_result(console: Console, result: JobResult) -> None:
@@ -49,11 +51,11 @@ def print_result(console: Console, result: JobResult) -> None:
         f" in {result.duration_s:.1f} s"
     )
     if result.error:
-        console.print(f"[red]{result.error}[/red]")
+        console.print(f"[red]{inert(result.error)}[/red]")
     for line in result.patches:
-        console.print(f"patch {line}")
+        console.print(f"patch {inert(line)}")
     if result.answer:
-        console.print(f"\n{result.answer}")
+        console.print(f"\n{inert(result.answer)}")
 
 
 def run_task(
@@ -92,7 +94,9 @@ def run_headless(
         return EXIT_USAGE
     settings, errors = load_settings(workspace=repo)
     for error in errors:
-        console.print(f"[yellow]{error}[/yellow]")
+        console.print(f"[yellow]{inert(str(error))}[/yellow]")
+    for warning in workspace_policy_warnings(repo, settings.policy_file or None):
+        console.print(f"[yellow]{inert(warning)}[/yellow]")
     overrides: dict[str, Any] = {
         k: v for k, v in (("agent_max_steps", max_steps), ("model_id", model)) if v
     }

@@ -94,14 +94,20 @@ def test_auto_prefers_docker(tmp_repo):
         assert isinstance(box, DockerSandbox)
 
 
-def test_settings_default_to_the_environment_and_dotenv(tmp_repo, monkeypatch):
+def test_settings_default_to_the_users_scope_never_the_repositorys_dotenv(
+    tmp_repo, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("SANDBOX_BACKEND", "none")
     with open_sandbox(tmp_repo) as box:
         assert isinstance(box, NullSandbox)
     monkeypatch.delenv("SANDBOX_BACKEND")
+    (tmp_path / "config" / "lsp-agent").mkdir(parents=True)
+    (tmp_path / "config" / "lsp-agent" / "config.env").write_text("SANDBOX_BACKEND=none\n")
     (tmp_repo / ".env").write_text("SANDBOX_BACKEND=local\n")
     with open_sandbox(str(tmp_repo)) as box:
-        assert isinstance(box, LocalSandbox)
+        assert isinstance(box, NullSandbox)
+        assert not isinstance(box, LocalSandbox)
 
 
 def test_every_backend_satisfies_the_protocol(tmp_repo):

@@ -27,6 +27,7 @@ from smolagents import Tool
 from safety.approvals import ApprovalKind
 from safety.errors import ErrorType, command_denied_error, tool_error
 from safety.run_state import args_json, digest_of
+from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
 from tools.argument_checks import check_arguments
 from tools.base import AgentTool, ApprovalAsk, ToolContext, ToolFailure
@@ -218,7 +219,7 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             path = arguments.get("path") if self.name == "read_file" else None
             first = arguments.get("start_line") or 1
             return truncate_output(
-                result,
+                redact_secrets(result),
                 limits.max_output_chars,
                 limits.max_output_lines,
                 path=path if isinstance(path, str) else None,
@@ -230,10 +231,10 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             shaped[key] = value
             if isinstance(value, str):
                 shaped[key], cut = truncate_output(
-                    value, limits.max_output_chars, limits.max_output_lines
+                    redact_secrets(value), limits.max_output_chars, limits.max_output_lines
                 )
                 truncated = truncated or cut
-        return json.dumps(shaped, ensure_ascii=False, default=str), truncated
+        return redact_secrets(json.dumps(shaped, ensure_ascii=False, default=str)), truncated
 
     def _annotate(
         self,
@@ -249,7 +250,7 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
         attributes: dict[str, Any] = {
             "openinference.span.kind": "TOOL",
             "tool.name": self.name,
-            "input.value": inputs[:SPAN_VALUE_CHARS],
+            "input.value": redact_secrets(inputs[:SPAN_VALUE_CHARS]),
             "output.value": observation[:SPAN_VALUE_CHARS],
             "lsp_agent.tool.args_hash": digest,
             "lsp_agent.tool.input_chars": len(inputs),
@@ -266,7 +267,9 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
         attributes.update({k: v for k, v in optional.items() if v})
         if isinstance(result, dict) and "error" in result and "recovery_suggestion" in result:
             attributes["lsp_agent.error.type"] = str(result["error"])
-            attributes["lsp_agent.error.recovery_hint"] = str(result["recovery_suggestion"])
+            attributes["lsp_agent.error.recovery_hint"] = redact_secrets(
+                str(result["recovery_suggestion"])
+            )
             status = StatusCode.ERROR
-            span.set_status(Status(status, str(result["message"])[:200]))
+            span.set_status(Status(status, redact_secrets(str(result["message"])[:200])))
         span.set_attributes(attributes)

@@ -10,8 +10,9 @@ authorization values, and literal values assigned to names such as ``*SECRET*``,
 Why not detect-secrets itself: its line scanner took ~34 ms per 3,000-character output here
 and reports partial values for some plugins (``ghp`` for a GitHub token), so it cannot be used
 to cut the value out; importing its plugins took ~0.55 s and pulls ``requests`` into
-``safety/``. A pass over a 3,000-character output takes 0.3-0.6 ms (only long runs of token characters
-are matched against the token shapes, only lines with a hint against the name rules).
+``safety/``. A pass over a 3,000-character output takes 0.3-0.6 ms here (only long runs of
+token characters are matched against the token shapes, only lines with a hint against the
+name rules).
 
 Line count is kept (a redacted private key keeps its lines), so line numbers stay right.
 """

@@ -8,7 +8,7 @@ from the user's own settings only).
 Security keys (`Settings.security_keys()`: where code runs, where data goes, what is allowed)
 come from the user's scope only. In a workspace `.env` they are ignored, and reported as an
 `IgnoredSetting`, unless the user trusted that exact file (`lsp-agent trust DIR`,
-`lsp_agent.user_scope`).
+`safety.user_scope`).
 
 A bad value never stops the program: the field keeps its default and a `SettingError`
 naming the key, the value and what is allowed is returned beside the settings, so the
@@ -30,7 +30,7 @@ from typing import Any
 
 from dotenv import dotenv_values
 
-from lsp_agent.user_scope import TrustStore, user_config_file
+from safety.user_scope import TrustStore, user_config_file
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 SANDBOX_BACKENDS = ("auto", "docker", "local", "none")

@@ -12,7 +12,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from lsp_agent.settings import Settings
-from lsp_agent.user_scope import TrustStore
+from safety.user_scope import TrustStore
 
 EXIT_OK, EXIT_FAILURE = 0, 1
 

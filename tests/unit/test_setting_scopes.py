@@ -21,7 +21,7 @@ from lsp_agent.settings import (
     load_settings,
     user_scope_settings,
 )
-from lsp_agent.user_scope import TrustStore
+from safety.user_scope import TrustStore
 
 ATTACK = (
     "SANDBOX_BACKEND=local\n"

@@ -7,7 +7,8 @@ exact content with `lsp-agent trust [DIR]`, which records the file's SHA-256 in
 is untrusted again. The user config file is `$XDG_CONFIG_HOME/lsp-agent/config.env`
 (default `~/.config/...`), in `.env` syntax.
 
-A leaf like `lsp_agent.settings`: it imports nothing else of the project.
+Standard library only, so that both `lsp_agent.settings` and the sandbox (which must not
+import `lsp_agent`) can read the user scope here.
 """
 
 from __future__ import annotations

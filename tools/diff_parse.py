@@ -42,7 +42,10 @@ _HEADER_PREFIXES = (
     "new mode",
     "rename from",
     "rename to",
+    "copy from",
+    "copy to",
     "similarity index",
+    "dissimilarity index",
 )
 _BODY_PREFIXES = (" ", "-", "+", "\\")
 
@@ -109,6 +112,14 @@ def _file_diff(
             recovery_suggestion="Patch regular text files only.",
             file=patched.path,
         )
+    if _is_copy(patched):
+        raise PatchError(
+            f"Copy patches ('copy from'/'copy to') are not supported ({patched.path}).",
+            recovery_suggestion="To add a copy of a file, send a diff that creates the new "
+            "file ('--- /dev/null', '+++ b/NEW_PATH') with its whole text as '+' lines; the "
+            "source file stays as it is.",
+            file=patched.path,
+        )
     old_path, new_path = diff_paths(patched.source_file, patched.target_file, workspace)
     if old_path is None and new_path is None:
         raise PatchError(
@@ -132,6 +143,12 @@ def _file_diff(
             file=shown,
         )
     return FileDiff(old_path, new_path, tuple(hunks), tuple(notes))
+
+
+def _is_copy(patched: PatchedFile) -> bool:
+    """A git copy section: read as a rename it would delete its source file."""
+    info = patched.patch_info or ()
+    return any(str(line).startswith(("copy from ", "copy to ")) for line in info)
 
 
 def _hunk(raw: Hunk, fact: HunkFacts) -> DiffHunk:

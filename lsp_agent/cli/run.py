@@ -118,7 +118,8 @@ def run_headless(
     if not interactive:
         console.print("[red]no TASK given and no terminal for an interactive session[/red]")
         return EXIT_USAGE
-    console.print(f"lsp-agent on {repo.resolve()} with {settings.model_id}. Empty line to quit.")
+    where, model_id = inert(str(repo.resolve())), inert(settings.model_id)
+    console.print(f"lsp-agent on {where} with {model_id}. Empty line to quit.")
     while True:
         try:
             line = input("task> ").strip()

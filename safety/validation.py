@@ -57,7 +57,7 @@ def validate_path(
     resolved = _walk(real_root, rel_parts, root_given, text)
     relative = resolved.relative_to(real_root).as_posix()
     lexical = os.path.normpath("/".join(rel_parts) or ".")
-    problem = _file_problem(resolved)
+    problem = file_problem(resolved)
     for candidate in (lexical, relative):
         hit = sensitive.match(candidate)
         if hit and problem is None and resolved.is_file() and sensitive.content_decides(candidate):
@@ -79,7 +79,7 @@ def validate_path(
     return resolved
 
 
-def _file_problem(resolved: Path) -> str | None:
+def file_problem(resolved: Path) -> str | None:
     """Why an existing regular file must not be touched, judged by the file itself."""
     try:
         info = resolved.stat()

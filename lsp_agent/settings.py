@@ -14,8 +14,10 @@ A bad value never stops the program: the field keeps its default and a `SettingE
 naming the key, the value and what is allowed is returned beside the settings, so the
 server can tell the editor and the CLI can print it.
 
-This module is a leaf: it imports nothing from the rest of the project, so every layer
-(sandbox, safety, tools, server) may read settings without pulling in pygls or models.
+This module is a leaf: it imports nothing from the rest of the project at import time,
+so the front ends and the agent may read settings without pulling in pygls or models.
+`safety/` and `sandbox/` never read it: the sandbox gets its own config object from
+`Settings.sandbox_config()`, and `tools/` reads it only for typing (`ToolLimits`).
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dotenv import dotenv_values
 
 from safety.user_scope import TrustStore, user_config_file
+
+if TYPE_CHECKING:
+    from sandbox.config import SandboxConfig
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 SANDBOX_BACKENDS = ("auto", "docker", "local", "none")
@@ -272,6 +277,17 @@ class Settings:
         if self.model_id.startswith(("ollama/", "ollama_chat/")):
             return "http://localhost:11434"
         return ""
+
+    def sandbox_config(self) -> SandboxConfig:
+        """The sandbox's own config object, built from these settings."""
+        from sandbox.config import SandboxConfig
+
+        return SandboxConfig(
+            backend=self.sandbox_backend,
+            image=self.sandbox_image,
+            timeout_s=float(self.sandbox_timeout_s),
+            check_command=self.check_command,
+        )
 
 
 def setting_fields() -> list[dataclasses.Field[Any]]:

@@ -36,21 +36,32 @@ class ErrorType(StrEnum):
     INTERNAL_ERROR = "internal_error"
 
 
-class ValidationError(Exception):
-    """Input that a tool must refuse; carries a recovery suggestion for the model."""
+class ToolError(Exception):
+    """A problem the model caused, told back to it as a tool error (never a crash).
+
+    The one error family of the tools: `ValidationError` (bad input), `tools.base.ToolFailure`
+    (a tool's own refusal) and `tools.patch_model.PatchError` (a patch that does not parse
+    or apply) subclass it, and the tool wrapper turns any of them into
+    ``{"error", "message", "tool", "context", "recovery_suggestion"}`` with `to_error`.
+    """
 
     def __init__(
         self,
         error_type: ErrorType,
         message: str,
-        recovery_suggestion: str,
+        recovery_suggestion: str = "",
         context: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.message = message
         self.recovery_suggestion = recovery_suggestion
-        self.context = dict(context or {})
+        self._context = dict(context or {})
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """What the recovery needs to know (the schema's ``context``)."""
+        return self._context
 
     def to_error(self, tool: str) -> dict[str, Any]:
         """The tool error dict for this failure."""
@@ -61,6 +72,10 @@ class ValidationError(Exception):
             context=self.context,
             recovery_suggestion=self.recovery_suggestion,
         )
+
+
+class ValidationError(ToolError):
+    """Input that a tool must refuse; carries a recovery suggestion for the model."""
 
 
 def validation_error(

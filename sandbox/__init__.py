@@ -8,7 +8,15 @@
 Never imports pygls, lsprotocol, smolagents or litellm.
 """
 
+from sandbox.config import SandboxConfig
 from sandbox.factory import docker_problem, open_sandbox
 from sandbox.protocol import PatchCheck, RunResult, Sandbox
 
-__all__ = ["PatchCheck", "RunResult", "Sandbox", "docker_problem", "open_sandbox"]
+__all__ = [
+    "PatchCheck",
+    "RunResult",
+    "Sandbox",
+    "SandboxConfig",
+    "docker_problem",
+    "open_sandbox",
+]

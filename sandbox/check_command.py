@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
-from lsp_agent.settings import Settings
+from sandbox.config import SandboxConfig
 
 AUTO_CHECK_COMMAND = ("python", "-m", "pytest", "-q")
 COPY_EXCLUDES = (
@@ -31,10 +31,10 @@ _MAX_ENTRIES = 20_000
 
 
 def resolve_check_command(
-    settings: Settings, repo_root: Path, extra_paths: Iterable[str] = ()
+    config: SandboxConfig, repo_root: Path, extra_paths: Iterable[str] = ()
 ) -> tuple[str, ...] | None:
     """The configured command as argv, else the auto one when tests exist, else None."""
-    configured = settings.check_command.strip()
+    configured = config.check_command.strip()
     if configured:
         return tuple(shlex.split(configured))
     if has_tests(repo_root, extra_paths):

@@ -14,9 +14,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.settings import Settings
 from sandbox import tracing
 from sandbox.check_command import COPY_EXCLUDES
+from sandbox.config import SandboxConfig
 from sandbox.driver_backend import DriverBackedSandbox, SandboxUnavailable
 from sandbox.engine import (
     ChannelBroken,
@@ -42,13 +42,13 @@ class DockerSandbox(DriverBackedSandbox):
     def __init__(
         self,
         repo_root: Path,
-        settings: Settings,
+        config: SandboxConfig,
         *,
         engine: ContainerEngine,
         image: str,
         owns_engine: bool = True,
     ) -> None:
-        super().__init__(repo_root, settings)
+        super().__init__(repo_root, config)
         self.image = image
         self._engine = engine
         self._channel: DriverChannel | None = None

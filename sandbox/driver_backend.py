@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.settings import Settings
+from safety.unified_diff import ParsedDiff, PatchError, parse_strict, vet_overlay
 from sandbox import tracing
 from sandbox.check_command import format_command, resolve_check_command
-from sandbox.diff_check import BadDiff, ParsedDiff, parse_diff, vet_overlay
+from sandbox.config import SandboxConfig
 from sandbox.null_backend import check_in_memory, rejected
 from sandbox.protocol import ContextManaged, PatchCheck, RunResult
 
@@ -29,10 +29,10 @@ class SandboxUnavailable(Exception):
 class DriverBackedSandbox(ContextManaged):
     backend = ""
 
-    def __init__(self, repo_root: Path, settings: Settings) -> None:
+    def __init__(self, repo_root: Path, config: SandboxConfig) -> None:
         self.repo_root = Path(repo_root).resolve()
-        self.settings = settings
-        self.timeout_s = float(settings.sandbox_timeout_s)
+        self.config = config
+        self.timeout_s = float(config.timeout_s)
 
     def _base_job(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -95,7 +95,7 @@ class DriverBackedSandbox(ContextManaged):
     ) -> PatchCheck:
         try:
             parsed, texts, command, job = self._patch_job(diff, check_command, overlay)
-        except BadDiff as exc:
+        except PatchError as exc:
             return rejected(str(exc), started, self.backend)
         try:
             answer = self._execute(job, self.timeout_s)
@@ -112,7 +112,7 @@ class DriverBackedSandbox(ContextManaged):
         check_command: Sequence[str] | None = None,
         overlay: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """The driver job `check_patch` would run (raises `BadDiff`); for benchmarks."""
+        """The driver job `check_patch` would run (raises `PatchError`); for benchmarks."""
         return self._patch_job(diff, check_command, overlay)[3]
 
     def _patch_job(
@@ -121,7 +121,7 @@ class DriverBackedSandbox(ContextManaged):
         check_command: Sequence[str] | None,
         overlay: Mapping[str, str] | None,
     ) -> tuple[ParsedDiff, dict[str, str], tuple[str, ...] | None, dict[str, Any]]:
-        parsed = parse_diff(diff)
+        parsed = parse_strict(diff)
         texts = vet_overlay(overlay)
         command = self._check_command(check_command, parsed)
         job = self._job(
@@ -167,8 +167,8 @@ class DriverBackedSandbox(ContextManaged):
     ) -> tuple[str, ...] | None:
         if explicit is not None:
             return tuple(_argv(explicit)) or None
-        added = [change.target for change in parsed.files if change.target]
-        return resolve_check_command(self.settings, self.repo_root, added)
+        added = [change.new_path for change in parsed.files if change.new_path]
+        return resolve_check_command(self.config, self.repo_root, added)
 
     def _run_result(self, answer: dict[str, Any], started: float, limit: float) -> RunResult:
         if answer.get("stage") in ("copy", "driver"):

@@ -1,12 +1,12 @@
-"""`open_sandbox`: pick the backend the settings ask for, falling back loudly, never failing."""
+"""`open_sandbox`: pick the backend the config asks for, falling back loudly, never failing."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
-from lsp_agent.settings import Settings, user_scope_settings
 from sandbox import tracing
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from sandbox.docker_client import BUILD_HINT
 from sandbox.engine import ContainerEngine, EngineError
@@ -22,15 +22,15 @@ _reported: set[str] = set()
 
 def open_sandbox(
     repo_root: Path | str,
-    settings: Settings | None = None,
+    settings: SandboxConfig | None = None,
     *,
     engine: ContainerEngine | None = None,
 ) -> Sandbox:
     """A sandbox for `repo_root`; use it as a context manager.
 
-    `settings` None reads them from the user's scope only (the environment and the user
-    config file), never from the repository's `.env`: the repository must not choose
-    where its own code runs.
+    `settings` (the sandbox's own config) None reads the user's scope only: the
+    environment and the user config file, never the repository's `.env`
+    (`SandboxConfig.from_user_scope`): the repository must not choose where its code runs.
     SANDBOX_BACKEND: `docker` (Docker, else no sandbox and `check: unavailable`),
     `local` (no isolation), `none`, or `auto` (Docker when its engine and image are
     there, else local with a loud warning). `engine` replaces the Docker engine (tests).
@@ -38,15 +38,14 @@ def open_sandbox(
     root = Path(repo_root).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"sandbox repository root {root} is not a directory")
-    if settings is None:
-        settings = user_scope_settings()[0]
-    with tracing.span("open", requested=settings.sandbox_backend) as span:
-        sandbox = _open(root, settings, engine)
+    config = SandboxConfig.from_user_scope() if settings is None else settings
+    with tracing.span("open", requested=config.backend) as span:
+        sandbox = _open(root, config, engine)
         tracing.set_attributes(span, backend=sandbox.backend)
     return sandbox
 
 
-def docker_problem(settings: Settings, engine: ContainerEngine | None = None) -> str | None:
+def docker_problem(config: SandboxConfig, engine: ContainerEngine | None = None) -> str | None:
     """Why the Docker backend cannot be used (None when it can)."""
     owned = None
     try:
@@ -54,7 +53,7 @@ def docker_problem(settings: Settings, engine: ContainerEngine | None = None) ->
             from sandbox.docker_engine import DockerEngine
 
             engine = owned = DockerEngine()
-        image = image_tag(settings)
+        image = image_tag(config)
         if not engine.has_image(image):
             return f"the sandbox image {image} does not exist: {BUILD_HINT}"
         return None
@@ -65,24 +64,24 @@ def docker_problem(settings: Settings, engine: ContainerEngine | None = None) ->
             owned.close()
 
 
-def _open(root: Path, settings: Settings, engine: ContainerEngine | None) -> Sandbox:
-    choice = settings.sandbox_backend
+def _open(root: Path, config: SandboxConfig, engine: ContainerEngine | None) -> Sandbox:
+    choice = config.backend
     if choice == "none":
         return NullSandbox(root, reason="SANDBOX_BACKEND=none")
     if choice == "local":
-        return LocalSandbox(root, settings)
+        return LocalSandbox(root, config)
     owns_engine = engine is None
     try:
         if engine is None:
             from sandbox.docker_engine import DockerEngine
 
             engine = DockerEngine()
-        problem = docker_problem(settings, engine)
+        problem = docker_problem(config, engine)
     except EngineError as exc:
         problem = f"{exc}, then {BUILD_HINT}"
     if problem is None and engine is not None:
         return DockerSandbox(
-            root, settings, engine=engine, image=image_tag(settings), owns_engine=owns_engine
+            root, config, engine=engine, image=image_tag(config), owns_engine=owns_engine
         )
     if engine is not None and owns_engine:
         engine.close()
@@ -99,7 +98,7 @@ def _open(root: Path, settings: Settings, engine: ContainerEngine | None) -> San
         f"Docker sandbox unavailable: {problem}. Falling back to the LOCAL backend: "
         "checks run on this machine WITHOUT ISOLATION.",
     )
-    return LocalSandbox(root, settings)
+    return LocalSandbox(root, config)
 
 
 def _report_once(level: int, message: str) -> None:

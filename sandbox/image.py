@@ -12,7 +12,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.settings import Settings
+from sandbox.config import SandboxConfig
 from sandbox.docker_client import EngineUnavailable, connect
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -61,10 +61,10 @@ def default_image_tag() -> str:
     return f"{IMAGE_REPOSITORY}:{recipe_version()}"
 
 
-def image_tag(settings: Settings | None = None) -> str:
+def image_tag(config: SandboxConfig | None = None) -> str:
     """The image the sandbox runs: `SANDBOX_IMAGE` if set, else the versioned tag."""
-    if settings is not None and settings.sandbox_image:
-        return settings.sandbox_image
+    if config is not None and config.image:
+        return config.image
     return default_image_tag()
 
 

@@ -18,9 +18,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.settings import Settings
 from sandbox import driver_steps, tracing
 from sandbox.check_command import COPY_EXCLUDES
+from sandbox.config import SandboxConfig
 from sandbox.driver_backend import DriverBackedSandbox
 
 logger = logging.getLogger(__name__)
@@ -36,8 +36,8 @@ _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT", "HO
 class LocalSandbox(DriverBackedSandbox):
     backend = "local"
 
-    def __init__(self, repo_root: Path, settings: Settings) -> None:
-        super().__init__(repo_root, settings)
+    def __init__(self, repo_root: Path, config: SandboxConfig) -> None:
+        super().__init__(repo_root, config)
         logger.warning(WARNING)
         self._scratch: Path | None = None
         self._cleanup: weakref.finalize[Any, Any] | None = None

@@ -11,9 +11,9 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from safety.unified_diff import ParsedDiff, PatchError, apply_to_texts, parse_strict, vet_overlay
+from safety.unified_diff.strict_apply import does_not_apply
 from sandbox import tracing
-from sandbox.diff_apply import DoesNotApply, apply_to_texts
-from sandbox.diff_check import BadDiff, ParsedDiff, parse_diff, vet_overlay
 from sandbox.protocol import ContextManaged, PatchCheck, RunResult
 
 logger = logging.getLogger(__name__)
@@ -49,9 +49,9 @@ class NullSandbox(ContextManaged):
         started = time.monotonic()
         with tracing.span("check_patch", backend=self.backend, available=False) as span:
             try:
-                parsed = parse_diff(diff)
+                parsed = parse_strict(diff)
                 texts = vet_overlay(overlay)
-            except BadDiff as exc:
+            except PatchError as exc:
                 return rejected(str(exc), started, self.backend)
             result = check_in_memory(
                 parsed, repo_root=self.repo_root, overlay=texts, reason=self.reason, started=started
@@ -94,11 +94,11 @@ def check_in_memory(
         try:
             return target.read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise DoesNotApply(f"cannot read {path} as UTF-8 text ({exc})") from None
+            raise does_not_apply(f"cannot read {path} as UTF-8 text ({exc})", path) from None
 
     try:
         apply_to_texts(parsed, read)
-    except DoesNotApply as exc:
+    except PatchError as exc:
         return PatchCheck(
             applies=False,
             check_passed=None,

@@ -1,7 +1,7 @@
 """Shared fixtures.
 
-Component rule: a test that needs Docker, Neovim or Phoenix FAILS when `CI=true` and the
-component is missing (CI provisions them), and is skipped with a reason elsewhere.
+Component rule: a test that needs Docker, Neovim, Phoenix, ripgrep or git FAILS when `CI=true`
+and the component is missing (CI provisions them), and is skipped with a reason elsewhere.
 """
 
 from __future__ import annotations

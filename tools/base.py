@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from smolagents import Tool
 
-from safety.errors import ErrorType, tool_error
+from safety.errors import ErrorType, ToolError
 from safety.policy import CommandPolicy
 from safety.run_state import AgentState
 from tools.approval_gate import ApprovalAsk, ApprovalGate, RejectAll
@@ -97,7 +97,7 @@ class ToolContext:
             self._sandbox = None
 
 
-class ToolFailure(Exception):
+class ToolFailure(ToolError):
     """A problem the model caused; becomes `{"error", …, "recovery_suggestion"}`."""
 
     def __init__(
@@ -107,20 +107,7 @@ class ToolFailure(Exception):
         recovery_suggestion: str,
         **context: Any,
     ) -> None:
-        super().__init__(message)
-        self.error_type = error_type
-        self.message = message
-        self.recovery_suggestion = recovery_suggestion
-        self.context = context
-
-    def to_error(self, tool: str) -> dict[str, Any]:
-        return tool_error(
-            self.error_type,
-            self.message,
-            tool=tool,
-            context=self.context,
-            recovery_suggestion=self.recovery_suggestion,
-        )
+        super().__init__(error_type, message, recovery_suggestion, context)
 
 
 class AgentTool(Tool):  # type: ignore[misc]

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from safety.errors import ErrorType, closest_paths, read_file_call
+from safety.unified_diff import FORMAT_HINT, apply_hunks, parse_diff
+from safety.unified_diff.paths import exists_quietly
 from safety.validation import ValidationError
-from tools.diff_parse import FORMAT_HINT, parse_diff
-from tools.hunk_apply import apply_hunks
 from tools.patch_model import DiffHunk, FileDiff, FilePatch, PatchError, PatchResult
-from tools.workspace import NotTextError, Workspace, exists_quietly
+from tools.workspace import NotTextError, Workspace
 
 
 @dataclass

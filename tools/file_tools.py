@@ -22,6 +22,7 @@ from safety.sensitive import DEFAULT_SENSITIVE
 from safety.truncation import list_truncation_note, truncate_list
 from safety.validation import ValidationError, validate_glob, validate_line_range, validate_path
 from tools.base import AgentTool, ToolFailure, ToolLimits
+from tools.git_repo import repo_head_summary
 from tools.workspace import NotTextError, Workspace
 
 NOTE_RESERVE_CHARS = 300
@@ -281,8 +282,6 @@ class RepoInfo(AgentTool):
     inputs: dict[str, dict[str, object]] = {}
 
     def forward(self) -> str:
-        from tools.git_tools import repo_head_summary
-
         workspace = self.context.workspace
         files = visible_files(workspace)
         lines = [f"Workspace: {workspace.root.name}", repo_head_summary(workspace.root)]

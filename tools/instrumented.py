@@ -25,13 +25,13 @@ from opentelemetry.trace import Span, Status, StatusCode
 from smolagents import Tool
 
 from safety.approvals import ApprovalKind
-from safety.errors import ErrorType, command_denied_error, tool_error
+from safety.errors import ErrorType, ToolError, command_denied_error, tool_error
 from safety.run_state import args_json, digest_of
 from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
+from safety.verdict import Verdict
 from tools.argument_checks import check_arguments
 from tools.base import AgentTool, ApprovalAsk, ToolContext, ToolFailure
-from tools.patch_model import PatchError
 from tools.workspace import NotTextError
 
 log = logging.getLogger(__name__)
@@ -134,13 +134,8 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             return self._execute(checked)
         except Refusal as refusal:
             return refusal.error
-        except (ToolFailure, PatchError) as failure:
+        except ToolError as failure:
             return failure.to_error(self.name)
-        except Exception as exc:
-            if hasattr(exc, "to_error"):  # safety ValidationError
-                error: dict[str, Any] = exc.to_error(self.name)
-                return error
-            raise
 
     def _policy(self, arguments: dict[str, Any], record: CallRecord) -> ApprovalAsk | None:
         command = self.inner.command_of(arguments)
@@ -148,13 +143,13 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             return None
         decision = self.context.policy.evaluate(command, context=self.inner.command_context())
         record.verdict, record.rule = decision.verdict.name, decision.rule
-        if decision.verdict.name == "DENY":
+        if decision.verdict is Verdict.DENY:
             raise Refusal(
                 command_denied_error(
                     self.name, command, decision.reason, decision.rule, decision.alternative
                 )
             )
-        if decision.verdict.name == "REQUIRE_APPROVAL":
+        if decision.verdict is Verdict.REQUIRE_APPROVAL:
             return ApprovalAsk(
                 kind=ApprovalKind.COMMAND,
                 content=command,
@@ -196,11 +191,9 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
                 f"File not found: {exc.filename or exc}",
                 'List the files with list_files(pattern="**/*").',
             ) from exc
-        except (ToolFailure, PatchError, Refusal):
+        except (ToolError, Refusal):
             raise
         except Exception as exc:
-            if hasattr(exc, "to_error"):
-                raise
             log.exception("tool %s failed", self.name)
             return tool_error(
                 ErrorType.INTERNAL_ERROR,

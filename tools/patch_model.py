@@ -1,7 +1,7 @@
-"""Patch data types, the PatchError raised for bad patches, and the unified-diff renderer.
+"""What a tool's patch is: every touched file's text before and after, and its diff.
 
-Text is handled as lists of lines that keep their own line ending (split on ``"\\n"``
-only), so CRLF, lone ``"\\r"`` and a missing final newline survive every round trip.
+Parsing and applying model-supplied diffs lives in `safety.unified_diff` (shared with the
+sandbox); `PatchError`, `split_lines` and the parsed-diff types are re-exported here.
 """
 
 from __future__ import annotations
@@ -9,127 +9,33 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
 
-from safety.errors import ErrorType, tool_error
+from safety.unified_diff.model import (
+    NO_NEWLINE_MARKER,
+    DiffHunk,
+    DiffLine,
+    FileChange,
+    FileDiff,
+    PatchError,
+    split_lines,
+)
 
-NO_NEWLINE_MARKER = "\\ No newline at end of file\n"
+__all__ = [
+    "CONTEXT_LINES",
+    "DiffHunk",
+    "DiffLine",
+    "FileChange",
+    "FileDiff",
+    "FilePatch",
+    "HunkSpan",
+    "PatchError",
+    "PatchResult",
+    "render_unified_diff",
+    "split_lines",
+    "unified_hunks",
+]
+
 CONTEXT_LINES = 3
-
-LineKind = Literal[" ", "-", "+"]
-FileChange = Literal["modify", "create", "delete", "rename"]
-
-
-class PatchError(Exception):
-    """A patch that cannot be parsed or applied; everything the recovery hint needs.
-
-    ``kind`` is the error type for the tool error schema. For a hunk that does not
-    apply, ``file``, ``hunk`` (1-based), ``expected`` (the hunk's old lines) and
-    ``current`` (the current text around the best candidate location, numbered from
-    ``current_start``) are set.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: ErrorType = ErrorType.PATCH_INVALID,
-        recovery_suggestion: str = "",
-        file: str | None = None,
-        hunk: int | None = None,
-        expected: Sequence[str] = (),
-        current: str = "",
-        current_start: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.kind = kind
-        self.recovery_suggestion = recovery_suggestion
-        self.file = file
-        self.hunk = hunk
-        self.expected = tuple(expected)
-        self.current = current
-        self.current_start = current_start
-
-    @property
-    def context(self) -> dict[str, Any]:
-        """The set fields, for the error schema's ``context``."""
-        items: dict[str, Any] = {
-            "file": self.file,
-            "hunk": self.hunk,
-            "expected": "".join(self.expected) if self.expected else None,
-            "current": self.current or None,
-            "current_start_line": self.current_start,
-        }
-        return {k: v for k, v in items.items() if v is not None}
-
-    def to_error(self, tool: str) -> dict[str, Any]:
-        """The tool error dict for this failure."""
-        return tool_error(
-            self.kind,
-            self.message,
-            tool=tool,
-            context=self.context,
-            recovery_suggestion=self.recovery_suggestion,
-        )
-
-
-@dataclass(frozen=True)
-class DiffLine:
-    """One hunk body line: kind and text including its line ending (if it has one)."""
-
-    kind: LineKind
-    text: str
-
-
-@dataclass(frozen=True)
-class DiffHunk:
-    """A parsed hunk; counts come from the body, not from the (possibly wrong) header."""
-
-    header: str
-    old_start: int
-    new_start: int
-    lines: tuple[DiffLine, ...]
-    located: bool = True
-    """False when the header carried no line numbers (placed by content only)."""
-
-    @property
-    def old_lines(self) -> list[str]:
-        return [line.text for line in self.lines if line.kind != "+"]
-
-    @property
-    def new_lines(self) -> list[str]:
-        return [line.text for line in self.lines if line.kind != "-"]
-
-    @property
-    def has_no_newline_marker(self) -> bool:
-        return any(not line.text.endswith("\n") for line in self.lines)
-
-
-@dataclass(frozen=True)
-class FileDiff:
-    """One file's section of a diff. ``old_path`` is None for a new file, ``new_path``
-    None for a deletion; both are set (and differ) for a rename."""
-
-    old_path: str | None
-    new_path: str | None
-    hunks: tuple[DiffHunk, ...]
-    notes: tuple[str, ...] = ()
-    """What was repaired while parsing (hunk counts, unprefixed lines, ...)."""
-
-    @property
-    def path(self) -> str:
-        path = self.new_path or self.old_path
-        assert path is not None
-        return path
-
-    @property
-    def change(self) -> FileChange:
-        if self.old_path is None:
-            return "create"
-        if self.new_path is None:
-            return "delete"
-        return "rename" if self.old_path != self.new_path else "modify"
 
 
 @dataclass(frozen=True)
@@ -211,17 +117,6 @@ class PatchResult:
             if path in (f.path, f.old_path):
                 return f
         raise KeyError(path)
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines keeping their endings, split on ``"\\n"`` only (``"\\r"`` stays in the line)."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
 
 
 def _format_range(start: int, length: int) -> str:

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from safety.errors import ErrorType
+from safety.unified_diff.paths import exists_quietly
 from safety.validation import ValidationError
 from tools.patch_model import PatchError, PatchResult
 from tools.patching import apply_diff
-from tools.workspace import NotTextError, Workspace, exists_quietly
+from tools.workspace import NotTextError, Workspace
 
 PatchStatus = Literal["proposed", "applied", "rejected", "failed", "stale"]
 

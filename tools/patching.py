@@ -9,15 +9,15 @@
 Bad model input raises :class:`PatchError` (message, error type, recovery suggestion,
 and for a hunk that does not apply: file, hunk number, expected and current text).
 
-The work is done in :mod:`tools.diff_parse` (repair + unidiff parsing),
-:mod:`tools.hunk_apply` (placing hunks), :mod:`tools.diff_apply` (files against the
-workspace) and :mod:`tools.search_replace`; this module is the public surface.
+The work is done in :mod:`safety.unified_diff` (repair + unidiff parsing and placing
+hunks, the tolerant tier shared with the sandbox), :mod:`tools.diff_apply` (files
+against the workspace) and :mod:`tools.search_replace`; this module is the public surface.
 """
 
 from __future__ import annotations
 
+from safety.unified_diff import parse_diff
 from tools.diff_apply import apply_diff
-from tools.diff_parse import parse_diff
 from tools.patch_model import (
     DiffHunk,
     DiffLine,

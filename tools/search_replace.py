@@ -11,9 +11,8 @@ import difflib
 from dataclasses import dataclass, replace
 
 from safety.errors import ErrorType, read_file_call
-from safety.validation import ValidationError, validate_path
-from tools.diff_apply import apply_diff, missing_file_error, read_or_raise
-from tools.hunk_apply import (
+from safety.unified_diff.paths import exists_quietly
+from safety.unified_diff.tolerant_apply import (
     dominant_eol,
     find_block,
     line_ending,
@@ -23,8 +22,10 @@ from tools.hunk_apply import (
     squash_ws,
     strip_eol,
 )
+from safety.validation import ValidationError, validate_path
+from tools.diff_apply import apply_diff, missing_file_error, read_or_raise
 from tools.patch_model import PatchError, PatchResult, render_unified_diff, split_lines
-from tools.workspace import Workspace, exists_quietly
+from tools.workspace import Workspace
 
 MAX_LISTED_LINES = 10
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from safety.validation import ValidationError, validate_path
+from safety.validation import validate_path
 
 SKIPPED_DIRS: frozenset[str] = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 _FILTER_KEYS = ("clean", "smudge", "process")
@@ -65,14 +65,6 @@ class Workspace(Protocol):
     def open_documents(self) -> Mapping[str, str]:
         """Open documents: relative path -> unsaved text (empty for the disk)."""
         ...
-
-
-def exists_quietly(workspace: Workspace, rel_path: str) -> bool:
-    """``workspace.exists``, False instead of an error for unsafe or unreadable paths."""
-    try:
-        return workspace.exists(rel_path)
-    except (ValidationError, OSError, ValueError):
-        return False
 
 
 def decode_text(data: bytes, rel_path: str) -> str:

@@ -56,7 +56,7 @@ def _tool_context(
         approvals=approvals,
         state=state,
         writer=writer,
-        sandbox_factory=lambda: open_sandbox(workspace.root, settings),
+        sandbox_factory=lambda: open_sandbox(workspace.root, settings.sandbox_config()),
         check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
     )

@@ -13,7 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from lsp_agent.settings import Settings, load_settings
+from lsp_agent.settings import load_settings
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from sandbox.docker_engine import DockerEngine
 from sandbox.engine import EngineError
@@ -51,10 +52,10 @@ def measure(runs: int = 5, *, image: str | None = None) -> dict[str, float]:
     Raises RuntimeError (saying what to do) when Docker or the image is missing.
     """
     runs = max(1, runs)
-    settings = dataclasses.replace(
-        load_settings()[0], sandbox_backend="docker", sandbox_timeout_s=60
+    config = dataclasses.replace(
+        load_settings()[0].sandbox_config(), backend="docker", timeout_s=60.0
     )
-    tag = image or image_tag(settings)
+    tag = image or image_tag(config)
     try:
         engine = DockerEngine()
     except EngineError as exc:
@@ -65,10 +66,10 @@ def measure(runs: int = 5, *, image: str | None = None) -> dict[str, float]:
         with tempfile.TemporaryDirectory(prefix="lsp-agent-bench-") as scratch:
             repo = make_repo(Path(scratch))
             with DockerSandbox(
-                repo, settings, engine=engine, image=tag, owns_engine=False
+                repo, config, engine=engine, image=tag, owns_engine=False
             ) as sandbox:
                 job = sandbox.patch_job(DIFF)
-                cold = [_cold_once(engine, repo, tag, job, settings) for _ in range(runs)]
+                cold = [_cold_once(engine, repo, tag, job, config) for _ in range(runs)]
                 started = time.perf_counter()
                 _expect_pass(sandbox.check_patch(DIFF).check_passed, "first warm")
                 first = time.perf_counter() - started
@@ -87,10 +88,10 @@ def measure(runs: int = 5, *, image: str | None = None) -> dict[str, float]:
 
 
 def _cold_once(
-    engine: DockerEngine, repo: Path, tag: str, job: dict[str, object], settings: Settings
+    engine: DockerEngine, repo: Path, tag: str, job: dict[str, object], config: SandboxConfig
 ) -> float:
     started = time.perf_counter()
-    answer = engine.run_once(repo, tag, job, float(settings.sandbox_timeout_s))
+    answer = engine.run_once(repo, tag, job, config.timeout_s)
     elapsed = time.perf_counter() - started
     _expect_pass(answer.get("exit_code") == 0, f"cold ({answer.get('stdout')!r})")
     return elapsed

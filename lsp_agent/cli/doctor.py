@@ -150,7 +150,7 @@ def check_sandbox_image(settings: Settings) -> Check:
     try:
         from sandbox.image import image_exists, image_tag
 
-        tag = image_tag(settings)
+        tag = image_tag(settings.sandbox_config())
         if image_exists(tag):
             return Check("sandbox image", Status.OK, tag, required)
         detail = f"{tag} not built: run `lsp-agent sandbox build`"

@@ -94,7 +94,7 @@ def _status() -> int:
     from sandbox.image import image_exists, image_tag
 
     settings = load_settings(workspace=Path.cwd())[0]
-    tag = image_tag(settings)
+    tag = image_tag(settings.sandbox_config())
     print(f"backend setting: {settings.sandbox_backend}")
     print(f"image:           {tag}")
     try:
@@ -112,7 +112,7 @@ def _status() -> int:
     print(f"docker engine:   {version}")
     print(f"image present:   {'yes' if present else 'no (run `lsp-agent sandbox build`)'}")
     print(f"warm containers: {len(running)}")
-    ready = present and docker_problem(settings) is None
+    ready = present and docker_problem(settings.sandbox_config()) is None
     print(f"would use:       {_would_use(settings, ready)}")
     return EXIT_OK if ready else EXIT_FAILURE
 

@@ -1,10 +1,13 @@
 """The editor's open documents, as the agent's tools see them.
 
 pygls keeps the open documents (with `didChange` incremental sync) on the event loop.
-The agent runs in a worker thread, so the server copies each document's text and version
-into `OpenBuffers` after pygls has applied a change (on the loop thread). Readers get an
-immutable snapshot (copy-on-write: a new mapping replaces the old one), so a tool never
-sees a half-applied change or a text paired with the wrong version.
+The agent runs in a worker thread, so the server records each document's lines and version
+in `OpenBuffers` after pygls has applied a change (on the loop thread). Readers get an
+immutable mapping (copy-on-write: a new mapping replaces the old one). Recording costs no
+copy of the text: for a `LineDocument` the buffers keep its `text_snapshot` reader, and
+the text is joined only when a tool asks for it. Between pygls applying an edit and the
+server recording the new version, a reader may get the newer text with the older version;
+that errs the safe way: the patch writer then sees a version change and re-checks.
 
 `OpenBuffers.workspace(root)` is the `OverlayWorkspace` the tools read through: open
 documents (unsaved text) first, the disk otherwise.
@@ -13,7 +16,7 @@ documents (unsaved text) first, the disk otherwise.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -23,6 +26,37 @@ if TYPE_CHECKING:
     from tools.workspace import OverlayWorkspace
 
 Document = tuple[str, int]
+
+
+class _Snapshot:
+    """One recorded version of a document: its text, or the reader that gives it."""
+
+    __slots__ = ("_content", "version")
+
+    def __init__(self, content: str | Callable[[], str], version: int) -> None:
+        self._content = content
+        self.version = version
+
+    @property
+    def document(self) -> Document:
+        content = self._content
+        return (content if isinstance(content, str) else content()), self.version
+
+
+class _Documents(Mapping[str, Document]):
+    """Path -> (text, version), each text joined on first read."""
+
+    def __init__(self, snapshots: Mapping[str, _Snapshot]) -> None:
+        self._snapshots = snapshots
+
+    def __getitem__(self, rel_path: str) -> Document:
+        return self._snapshots[rel_path].document
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._snapshots)
+
+    def __len__(self) -> int:
+        return len(self._snapshots)
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -52,8 +86,8 @@ class OpenBuffers:
 
     def __init__(self, root: Path | None = None) -> None:
         self._root = root.resolve() if root is not None else None
-        self._by_uri: dict[str, Document] = {}
-        self._by_path: Mapping[str, Document] = MappingProxyType({})
+        self._by_uri: dict[str, _Snapshot] = {}
+        self._by_path: Mapping[str, _Snapshot] = MappingProxyType({})
         self._relative: dict[str, str | None] = {}
         self._changed = threading.Condition()
 
@@ -67,10 +101,11 @@ class OpenBuffers:
             self._relative.clear()
             self._publish()
 
-    def update(self, uri: str, text: str, version: int | None) -> None:
-        """Record the document's current text (call after pygls applied the change)."""
+    def update(self, uri: str, content: str | Callable[[], str], version: int | None) -> None:
+        """Record the document's text, or a thread-safe reader of it (after pygls applied
+        the change)."""
         with self._changed:
-            self._by_uri[uri] = (text, version if version is not None else 0)
+            self._by_uri[uri] = _Snapshot(content, version if version is not None else 0)
             self._publish()
 
     def remove(self, uri: str) -> None:
@@ -80,7 +115,7 @@ class OpenBuffers:
                 self._publish()
 
     def _publish(self) -> None:
-        paths: dict[str, Document] = {}
+        paths: dict[str, _Snapshot] = {}
         for uri, document in self._by_uri.items():
             if uri not in self._relative:
                 self._relative[uri] = relative_path(self._root, uri)
@@ -92,16 +127,17 @@ class OpenBuffers:
 
     def documents(self) -> Mapping[str, Document]:
         """Workspace-relative path -> (unsaved text, document version)."""
-        return self._by_path
+        return _Documents(self._by_path)
 
     def get(self, rel_path: str) -> Document | None:
-        return self._by_path.get(rel_path)
+        snapshot = self._by_path.get(rel_path)
+        return None if snapshot is None else snapshot.document
 
     def wait_for_change(self, rel_path: str, version: int, timeout_s: float) -> bool:
         """Wait until `rel_path` is closed or its version is no longer `version`."""
         with self._changed:
             return self._changed.wait_for(
-                lambda: (self._by_path.get(rel_path) or ("", version + 1))[1] != version,
+                lambda: getattr(self._by_path.get(rel_path), "version", version + 1) != version,
                 timeout=timeout_s,
             )
 

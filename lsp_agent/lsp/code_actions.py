@@ -32,8 +32,6 @@ _DEF = re.compile(
     r"(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
 )
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
 FIX_KIND = types.CodeActionKind.QuickFix
 REFACTOR_KIND = types.CodeActionKind.RefactorRewrite
 AGENT_KIND = "lspAgent"  # explain, write a test, ask: not a fix, not a refactor
@@ -43,25 +41,6 @@ def _wanted(kind: str, only: Sequence[str] | None) -> bool:
     if not only:
         return True
     return any(kind == o or kind.startswith(f"{o}.") for o in only)
-
-
-class LinesCache:
-    """Each open document's lines (LSP line breaks), split once per version."""
-
-    def __init__(self, size: int = 8) -> None:
-        self.size = size
-        self._entries: dict[str, tuple[int | None, list[str]]] = {}
-
-    def lines(self, uri: str, version: int | None, text: str) -> list[str]:
-        entry = self._entries.get(uri)
-        if entry is not None and entry[0] == version and version is not None:
-            return entry[1]
-        lines = _LINE_BREAK.split(text)
-        self._entries.pop(uri, None)
-        self._entries[uri] = (version, lines)
-        while len(self._entries) > self.size:
-            del self._entries[next(iter(self._entries))]
-        return lines
 
 
 def _line(lines: Sequence[str], number: int) -> str:

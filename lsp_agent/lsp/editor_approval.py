@@ -1,4 +1,4 @@
-"""Approving patches and commands in the editor: an `ApprovalGate` and a `PatchWriter`.
+"""Approving patches and commands in the editor: the `ApprovalGate` the server gives a job.
 
 The gate (called from the job thread) opens a request in the server's `ApprovalStore`
 (ids `a1`, `a2`, …) and waits. The question reaches the user two ways at once; the first

@@ -8,6 +8,7 @@ into `lsp_agent.lsp.buffers`. Malformed requests are answered by `lsp_agent.lsp.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,8 +24,9 @@ from lsp_agent.lsp import commands
 from lsp_agent.lsp.bridge import LoopBridge
 from lsp_agent.lsp.buffers import OpenBuffers
 from lsp_agent.lsp.client_setup import ClientSetup
-from lsp_agent.lsp.code_actions import AGENT_KIND, LinesCache, code_actions
+from lsp_agent.lsp.code_actions import AGENT_KIND, code_actions
 from lsp_agent.lsp.commands import CommandError
+from lsp_agent.lsp.documents import StrippedLines, use_line_documents
 from lsp_agent.lsp.jobs import JobRefused
 from lsp_agent.lsp.protocol import AgentProtocol
 from lsp_agent.settings import IgnoredSetting, SettingProblem, Settings, load_settings
@@ -51,11 +53,11 @@ class LspAgentServer(LanguageServer):
         self.editor_overrides: dict[str, Any] = {}
         self.bridge = LoopBridge(self)
         self.buffers = OpenBuffers()
-        self.lines = LinesCache()
         self.setup = ClientSetup()
         self.runner = runner
         self._host: JobHost | None = None
         self._last_error_shown = 0.0
+        self.warm_up_state = "not started"
         commands.register_argument_types(self.protocol._converter)
 
     @property
@@ -160,6 +162,7 @@ def workspace_root_of(params: types.InitializeParams) -> Path | None:
 
 def on_initialize(ls: LspAgentServer, params: types.InitializeParams) -> None:
     ls.bridge.attach()
+    use_line_documents(ls.workspace)
     ls.workspace_root = workspace_root_of(params)
     ls.editor_overrides = editor_overrides(params.initialization_options)
     ls.reload_settings()
@@ -177,6 +180,25 @@ def on_initialize(ls: LspAgentServer, params: types.InitializeParams) -> None:
 def on_initialized(ls: LspAgentServer, params: types.InitializedParams) -> None:
     ls.report_settings_errors()
     ls.report_policy_warnings()
+    if ls.runner is None:  # the real runtime; an injected one (tests) needs no warm-up
+        ls.warm_up_state = "running"
+        threading.Thread(
+            target=_warm_up, args=(ls, ls.settings), name="lsp-agent-warm-up", daemon=True
+        ).start()
+
+
+def _warm_up(ls: LspAgentServer, settings: Settings) -> None:
+    """Imports, tracing and the model client, done before the first job needs them."""
+    try:
+        from lsp_agent.agent.warmup import warm_up
+
+        seconds = warm_up(settings)
+    except Exception as exc:  # the first job does the same work and reports what fails
+        ls.warm_up_state = "failed"
+        log.warning("warm-up failed (the first job will try again): %s", exc)
+        return
+    ls.warm_up_state = f"done in {seconds:.1f} s"
+    log.info("warm-up %s", ls.warm_up_state)
 
 
 def on_did_change_configuration(
@@ -197,7 +219,8 @@ def on_shutdown(ls: LspAgentServer, params: Any) -> None:
 def _sync(ls: LspAgentServer, uri: str) -> None:
     document = ls.workspace.text_documents.get(uri)
     if document is not None:
-        ls.buffers.update(uri, document.source, document.version)
+        read = getattr(document, "text_snapshot", None)
+        ls.buffers.update(uri, read or document.source, document.version)
 
 
 def on_did_open(ls: LspAgentServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -215,9 +238,7 @@ def on_did_close(ls: LspAgentServer, params: types.DidCloseTextDocumentParams) -
 # ---- code actions ----------------------------------------------------------------------------
 def on_code_action(ls: LspAgentServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     document = ls.workspace.text_documents.get(params.text_document.uri)
-    lines = (
-        [] if document is None else ls.lines.lines(document.uri, document.version, document.source)
-    )
+    lines = StrippedLines([] if document is None else document.lines)
     return code_actions(params, lines, can_prompt=ls.setup.can_prompt)
 
 
@@ -250,7 +271,7 @@ def cmd_reject(ls: LspAgentServer, answer: commands.RejectAnswer) -> Any:
 
 def cmd_status(ls: LspAgentServer, *ignored: object) -> Any:
     """`lspAgent.status` takes no argument; clients that send one are not refused."""
-    return _command(ls.host.status)
+    return _command(lambda: {**ls.host.status(), "warmUp": ls.warm_up_state})
 
 
 def on_progress_cancel(ls: LspAgentServer, params: types.WorkDoneProgressCancelParams) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.settings import Settings
 from sandbox import open_sandbox
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from tests.repo_samples import tree_digest
 
@@ -35,7 +35,7 @@ def host_untouched(tmp_repo):
 
 @pytest.fixture
 def box(host_untouched, sandbox_image):
-    sandbox = open_sandbox(host_untouched, Settings(sandbox_backend="docker", sandbox_timeout_s=15))
+    sandbox = open_sandbox(host_untouched, SandboxConfig(backend="docker", timeout_s=15))
     assert isinstance(sandbox, DockerSandbox)
     yield sandbox
     sandbox.close()
@@ -187,7 +187,7 @@ def test_infinite_loop_is_killed_at_the_timeout_and_the_container_replaced(box):
 
 
 def test_looping_check_command_times_out(host_untouched, sandbox_image):
-    settings = Settings(sandbox_backend="docker", sandbox_timeout_s=2)
+    settings = SandboxConfig(backend="docker", timeout_s=2)
     with open_sandbox(host_untouched, settings) as quick:
         result = quick.check_patch(
             "--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n"

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from lsp_agent.settings import Settings
 from sandbox import open_sandbox
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from sandbox.null_backend import NullSandbox
 from tests.repo_samples import BROKEN_CALC_DIFF as BROKEN
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.docker
 
 @pytest.fixture
 def box(tmp_repo, sandbox_image):
-    sandbox = open_sandbox(tmp_repo, Settings(sandbox_backend="docker", sandbox_timeout_s=20))
+    sandbox = open_sandbox(tmp_repo, SandboxConfig(backend="docker", timeout_s=20))
     assert isinstance(sandbox, DockerSandbox)
     before = tree_digest(tmp_repo)
     yield sandbox
@@ -140,7 +140,7 @@ def test_inside_the_container(box):
 
 
 def test_missing_image_means_check_unavailable_with_the_fix(tmp_repo, docker_engine):
-    settings = Settings(sandbox_backend="docker", sandbox_image="lsp-agent-sandbox:000000000000")
+    settings = SandboxConfig(backend="docker", image="lsp-agent-sandbox:000000000000")
     with open_sandbox(tmp_repo, settings) as box:
         assert isinstance(box, NullSandbox)
         result = box.check_patch(DIFF)

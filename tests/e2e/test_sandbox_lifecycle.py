@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.settings import Settings
 from sandbox import open_sandbox
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from tests.conftest import in_ci
 
@@ -55,9 +55,9 @@ def owner_script(repo: Path, then: str) -> str:
     return textwrap.dedent(
         f"""
         import sys, time
-        from lsp_agent.settings import Settings
+        from sandbox.config import SandboxConfig
         from sandbox import open_sandbox
-        box = open_sandbox({str(repo)!r}, Settings(sandbox_backend="docker"))
+        box = open_sandbox({str(repo)!r}, SandboxConfig(backend="docker"))
         assert box.run(["true"]).ok
         print(box.container_id, flush=True)
         {then}
@@ -66,7 +66,7 @@ def owner_script(repo: Path, then: str) -> str:
 
 
 def test_close_removes_the_container(tmp_repo, sandbox_image, client):
-    with open_sandbox(tmp_repo, Settings(sandbox_backend="docker")) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(backend="docker")) as box:
         assert isinstance(box, DockerSandbox)
         assert box.container_id is None  # created lazily
         box.run(["true"])
@@ -107,7 +107,7 @@ def test_kill_9_of_the_owner_removes_the_container(tmp_repo, sandbox_image, clie
 
 
 def test_a_container_killed_from_outside_is_replaced(tmp_repo, sandbox_image, client):
-    with open_sandbox(tmp_repo, Settings(sandbox_backend="docker")) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(backend="docker")) as box:
         box.run(["true"])
         old = box.container_id
         client.api.kill(old)
@@ -141,7 +141,7 @@ def test_offline_build_makes_a_working_image(tmp_repo, docker_engine, client):
     result = build_image(method="offline", force=True, tag=tag)
     try:
         assert result.built is True
-        settings = Settings(sandbox_backend="docker", sandbox_image=tag)
+        settings = SandboxConfig(backend="docker", image=tag)
         with open_sandbox(tmp_repo, settings) as box:
             assert isinstance(box, DockerSandbox)
             out = box.run(["sh", "-c", "id -u; git --version; python -m pytest --version"])

@@ -48,7 +48,7 @@ def run_scripted_job(
         limits=ToolLimits.from_settings(settings),
         approvals=approvals,
         writer=writer,
-        sandbox_factory=lambda: open_sandbox(workspace.root, settings),
+        sandbox_factory=lambda: open_sandbox(workspace.root, settings.sandbox_config()),
     )
     tools = {tool.name: tool for tool in build_tools(context)}
     trace: list[dict[str, Any]] = [{"task": task}]

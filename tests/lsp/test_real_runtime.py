@@ -162,3 +162,31 @@ def test_a_real_job_writes_only_json_rpc_to_stdout(workspace: Path, tmp_path: Pa
     shown = [m["params"]["message"] for m in messages if m.get("method") == "window/showMessage"]
     assert any("(job 1): read it" in s for s in shown), (shown, stderr[-2000:])
     assert proc.returncode == 0
+
+
+async def test_warm_up_runs_after_initialize_and_code_actions_answer_meanwhile(
+    real_editor: EditorClient, model: ScriptedOpenAIServer
+) -> None:
+    """The agent machinery warms up in the background; the editor is served throughout."""
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=real_editor.uri("app.py")),
+        range=types.Range(types.Position(5, 4), types.Position(5, 9)),
+        context=types.CodeActionContext(diagnostics=[]),
+    )
+    answered_while_warming = 0
+    states: list[str] = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        state = (await real_editor.command("lspAgent.status"))["warmUp"]
+        states.append(state)
+        if state.startswith("done"):
+            break
+        assert state == "running", states
+        actions = await real_editor.text_document_code_action_async(params)
+        answered_while_warming += bool(actions)
+    assert states[-1].startswith("done in "), states
+    assert states[0] == "running" and answered_while_warming > 0, states
+    assert model.chat_requests == []  # warming up sends nothing to the model server
+    started = await real_editor.run(task="fix add", uri=real_editor.uri("app.py"))
+    end = await job_end(real_editor, started["jobId"])
+    assert "add() now adds." in end.message

@@ -14,11 +14,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from safety.approvals import Outcome, Status
-from safety.errors import ErrorType
+from safety.errors import ErrorType, ValidationError
 from safety.policy import CommandPolicy
 from tools.approval_gate import ApprovalAsk, AutoApprove
 from tools.base import AgentTool, ToolContext, ToolFailure, ToolLimits
 from tools.instrumented import InstrumentedTool
+from tools.patch_model import PatchError
 from tools.workspace import DiskWorkspace
 
 ERROR_KEYS = {"error", "message", "tool", "context", "recovery_suggestion"}
@@ -166,10 +167,20 @@ def test_oversized_input_is_refused(tmp_repo, events, memory) -> None:
     assert error["error"] == ErrorType.INPUT_TOO_LARGE and events == []
 
 
+class LooksLikeAToolError(Exception):
+    """Not in the ToolError family: the wrapper matches on the type, not on `to_error`."""
+
+    def to_error(self, tool: str) -> dict[str, Any]:
+        return {"error": "spoofed", "tool": tool}
+
+
 @pytest.mark.parametrize(
     ("raised", "error_type"),
     [
         (ToolFailure(ErrorType.FILE_NOT_FOUND, "nope", "look elsewhere"), ErrorType.FILE_NOT_FOUND),
+        (PatchError("bad hunk", recovery_suggestion="re-read"), ErrorType.PATCH_INVALID),
+        (ValidationError(ErrorType.INVALID_PATH, "bad", "fix it"), ErrorType.INVALID_PATH),
+        (LooksLikeAToolError("x"), ErrorType.INTERNAL_ERROR),
         (FileNotFoundError(2, "No such file", "a.py"), ErrorType.FILE_NOT_FOUND),
         (RuntimeError("bug"), ErrorType.INTERNAL_ERROR),
         (KeyError("x"), ErrorType.INTERNAL_ERROR),

@@ -158,7 +158,7 @@ def test_package_exports_and_layering() -> None:
         _ = safety.nothing_here
     forbidden = ("pygls", "lsprotocol", "smolagents", "litellm", "lsp_agent", "tools", "sandbox")
     package = Path(safety.__file__).parent
-    for source in package.glob("*.py"):
+    for source in package.rglob("*.py"):
         tree = ast.parse(source.read_text())
         for node in ast.walk(tree):
             names: list[str] = []
@@ -168,3 +168,21 @@ def test_package_exports_and_layering() -> None:
                 names = [node.module]
             for name in names:
                 assert name.split(".")[0] not in forbidden, f"{source.name} imports {name}"
+
+
+def test_the_tool_errors_are_one_family_with_one_schema() -> None:
+    from safety.errors import ToolError, ValidationError
+    from tools.base import ToolFailure
+    from tools.patch_model import PatchError
+
+    family = [
+        ValidationError(ErrorType.INVALID_PATH, "bad path", "use a relative path", {"path": "/x"}),
+        ToolFailure(ErrorType.FILE_NOT_FOUND, "missing", "list files", path="a.py"),
+        PatchError("no", kind=ErrorType.PATCH_STALE, recovery_suggestion="re-read", file="a.py"),
+    ]
+    for error in family:
+        assert isinstance(error, ToolError)
+        result = error.to_error("some_tool")
+        assert tuple(result) == ERROR_KEYS
+        assert result["tool"] == "some_tool" and result["error"] == error.error_type
+        assert result["recovery_suggestion"] and result["context"]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.settings import Settings
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
-from sandbox.fake_engine import FakeEngine
+from tests.fake_engine import FakeEngine
 from tests.repo_samples import BROKEN_CALC_DIFF as BROKEN
 from tests.repo_samples import CALC_DIFF as DIFF
 
@@ -33,7 +33,7 @@ def engine() -> FakeEngine:
 @pytest.fixture
 def box(tmp_repo, engine):
     sandbox = DockerSandbox(
-        tmp_repo, Settings(sandbox_timeout_s=5), engine=engine, image="img:1", owns_engine=False
+        tmp_repo, SandboxConfig(timeout_s=5), engine=engine, image="img:1", owns_engine=False
     )
     yield sandbox
     sandbox.close()
@@ -87,7 +87,7 @@ def test_default_check_is_pytest_when_the_repo_has_tests(box, engine):
 
 
 def test_configured_check_command_is_split(tmp_repo, engine):
-    settings = Settings(check_command="python -m pytest -x 'tests/test_calc.py'")
+    settings = SandboxConfig(check_command="python -m pytest -x 'tests/test_calc.py'")
     with DockerSandbox(tmp_repo, settings, engine=engine, image="i", owns_engine=False) as box:
         box.check_patch(DIFF)
     assert engine.requests[-1][1]["command"] == [
@@ -172,7 +172,7 @@ def test_engine_failure_gives_check_unavailable(tmp_repo):
     engine = FakeEngine(
         start_error="the sandbox image img does not exist: run `lsp-agent sandbox build`"
     )
-    with DockerSandbox(tmp_repo, Settings(), engine=engine, image="img") as box:
+    with DockerSandbox(tmp_repo, SandboxConfig(), engine=engine, image="img") as box:
         check = box.check_patch(DIFF, CHECK)
         run = box.run(["true"])
     assert (check.applies, check.check_passed, check.available) == (True, None, False)
@@ -193,7 +193,7 @@ def test_close_removes_the_container_and_is_final(box, engine):
 
 
 def test_garbage_collection_removes_the_container(tmp_repo, engine):
-    box = DockerSandbox(tmp_repo, Settings(), engine=engine, image="i", owns_engine=False)
+    box = DockerSandbox(tmp_repo, SandboxConfig(), engine=engine, image="i", owns_engine=False)
     box.run(["true"])
     del box
     gc.collect()

@@ -1,4 +1,4 @@
-"""open_sandbox: backend choice from settings, loud fallbacks, never an exception for the agent."""
+"""open_sandbox: backend choice from its config, loud fallbacks, never an exception."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import logging
 
 import pytest
 
-from lsp_agent.settings import Settings
 from sandbox import PatchCheck, RunResult, Sandbox, factory, open_sandbox
+from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
-from sandbox.fake_engine import FakeEngine
 from sandbox.local_backend import LocalSandbox
 from sandbox.null_backend import NullSandbox
+from tests.fake_engine import FakeEngine
 from tests.repo_samples import CALC_DIFF as DIFF
 
 
@@ -21,7 +21,7 @@ def _fresh_reports(monkeypatch):
 
 
 def test_none_backend_checks_applies_only(tmp_repo):
-    with open_sandbox(tmp_repo, Settings(sandbox_backend="none")) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(backend="none")) as box:
         assert isinstance(box, NullSandbox)
         check = box.check_patch(DIFF)
         stale = box.check_patch(DIFF.replace("a + b", "a * b"))
@@ -33,25 +33,25 @@ def test_none_backend_checks_applies_only(tmp_repo):
 
 
 def test_none_backend_uses_the_overlay(tmp_repo):
-    with open_sandbox(tmp_repo, Settings(sandbox_backend="none")) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(backend="none")) as box:
         check = box.check_patch(DIFF, overlay={"pkg/calc.py": "def add(x, y):\n    return 0\n"})
     assert check.applies is False
 
 
 def test_local_backend(tmp_repo):
-    with open_sandbox(tmp_repo, Settings(sandbox_backend="local")) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(backend="local")) as box:
         assert isinstance(box, LocalSandbox)
 
 
 def test_docker_backend_with_engine_and_image(tmp_repo):
     engine = FakeEngine()
-    with open_sandbox(tmp_repo, Settings(sandbox_backend="docker"), engine=engine) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(backend="docker"), engine=engine) as box:
         assert isinstance(box, DockerSandbox)
         assert box.image.startswith("lsp-agent-sandbox:")
 
 
 def test_sandbox_image_setting_wins(tmp_repo):
-    settings = Settings(sandbox_backend="docker", sandbox_image="mine:1")
+    settings = SandboxConfig(backend="docker", image="mine:1")
     with open_sandbox(tmp_repo, settings, engine=FakeEngine()) as box:
         assert isinstance(box, DockerSandbox)
         assert box.image == "mine:1"
@@ -65,7 +65,7 @@ def test_sandbox_image_setting_wins(tmp_repo):
     ],
 )
 def test_docker_requested_but_unavailable_means_check_unavailable(tmp_repo, caplog, engine, words):
-    settings = Settings(sandbox_backend="docker")
+    settings = SandboxConfig(backend="docker")
     with caplog.at_level(logging.ERROR):
         box = open_sandbox(tmp_repo, settings, engine=engine)
         open_sandbox(tmp_repo, settings, engine=engine).close()
@@ -81,7 +81,7 @@ def test_docker_requested_but_unavailable_means_check_unavailable(tmp_repo, capl
 
 def test_auto_falls_back_to_local_loudly(tmp_repo, caplog):
     with caplog.at_level(logging.WARNING):
-        box = open_sandbox(tmp_repo, Settings(), engine=FakeEngine(image_present=False))
+        box = open_sandbox(tmp_repo, SandboxConfig(), engine=FakeEngine(image_present=False))
     assert isinstance(box, LocalSandbox)
     box.close()
     text = " ".join(r.getMessage() for r in caplog.records)
@@ -90,7 +90,7 @@ def test_auto_falls_back_to_local_loudly(tmp_repo, caplog):
 
 
 def test_auto_prefers_docker(tmp_repo):
-    with open_sandbox(tmp_repo, Settings(), engine=FakeEngine()) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(), engine=FakeEngine()) as box:
         assert isinstance(box, DockerSandbox)
 
 
@@ -110,16 +110,52 @@ def test_settings_default_to_the_users_scope_never_the_repositorys_dotenv(
         assert not isinstance(box, LocalSandbox)
 
 
+def test_repository_dotenv_cannot_choose_where_code_runs(tmp_repo, monkeypatch):
+    # An opened repository is untrusted: its .env asking for the unisolated local
+    # backend (and a command of its choosing) must not be read.
+    monkeypatch.setenv("SANDBOX_BACKEND", "none")
+    monkeypatch.delenv("CHECK_COMMAND", raising=False)
+    (tmp_repo / ".env").write_text("SANDBOX_BACKEND=local\nCHECK_COMMAND=touch pwned\n")
+    with open_sandbox(tmp_repo) as box:
+        assert isinstance(box, NullSandbox)
+        box.check_patch(DIFF)
+    assert not (tmp_repo / "pwned").exists()
+
+
+def test_config_from_environment_reads_four_keys_and_keeps_defaults_for_bad_values():
+    config = SandboxConfig.from_environment(
+        {
+            "SANDBOX_BACKEND": "Docker",
+            "SANDBOX_IMAGE": "mine:3",
+            "SANDBOX_TIMEOUT_S": "12",
+            "CHECK_COMMAND": "pytest -x",
+        }
+    )
+    assert config == SandboxConfig("docker", "mine:3", 12.0, "pytest -x")
+    bad = SandboxConfig.from_environment({"SANDBOX_BACKEND": "host", "SANDBOX_TIMEOUT_S": "0"})
+    assert bad == SandboxConfig()
+    with pytest.raises(ValueError):
+        SandboxConfig(backend="host")
+
+
+def test_config_from_user_scope_reads_the_user_config_file_then_the_environment(tmp_path):
+    (tmp_path / "lsp-agent").mkdir()
+    (tmp_path / "lsp-agent" / "config.env").write_text("SANDBOX_BACKEND=none\nSANDBOX_IMAGE=a:1\n")
+    env = {"XDG_CONFIG_HOME": str(tmp_path), "SANDBOX_IMAGE": "b:2"}
+    assert SandboxConfig.from_user_scope(env) == SandboxConfig("none", "b:2")
+    assert SandboxConfig.from_user_scope({}) == SandboxConfig()
+
+
 def test_every_backend_satisfies_the_protocol(tmp_repo):
     for backend in ("none", "local"):
-        with open_sandbox(tmp_repo, Settings(sandbox_backend=backend)) as box:
+        with open_sandbox(tmp_repo, SandboxConfig(backend=backend)) as box:
             assert isinstance(box, Sandbox)
             assert isinstance(box.run(["true"]), RunResult)
             assert isinstance(box.check_patch(DIFF, []), PatchCheck)
-    with open_sandbox(tmp_repo, Settings(), engine=FakeEngine()) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(), engine=FakeEngine()) as box:
         assert isinstance(box, Sandbox)
 
 
 def test_missing_repository_is_a_bug(tmp_path):
     with pytest.raises(NotADirectoryError):
-        open_sandbox(tmp_path / "nope", Settings(sandbox_backend="none"))
+        open_sandbox(tmp_path / "nope", SandboxConfig(backend="none"))

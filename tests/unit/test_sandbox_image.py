@@ -8,15 +8,15 @@ import shutil
 import pytest
 
 import sandbox.image_builder as builder
-from lsp_agent.settings import Settings
 from sandbox import image
+from sandbox.config import SandboxConfig
 
 
 def test_tag_is_a_twelve_hex_content_version():
     assert re.fullmatch(r"lsp-agent-sandbox:[0-9a-f]{12}", image.default_image_tag())
-    assert image.image_tag(Settings()) == image.default_image_tag()
+    assert image.image_tag(SandboxConfig()) == image.default_image_tag()
     assert image.image_tag(None) == image.default_image_tag()
-    assert image.image_tag(Settings(sandbox_image="mine:2")) == "mine:2"
+    assert image.image_tag(SandboxConfig(image="mine:2")) == "mine:2"
 
 
 def test_tag_changes_with_the_recipe(tmp_path, monkeypatch):

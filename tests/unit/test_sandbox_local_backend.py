@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from lsp_agent.settings import Settings
+from sandbox.config import SandboxConfig
 from sandbox.local_backend import LocalSandbox, host_command
 
 DIFF = """\
@@ -22,7 +22,7 @@ CHECK = [sys.executable, "-c", "from pkg.calc import add; assert add(2, 3) == 5"
 
 
 def test_warns_loudly_that_it_is_not_isolation(tmp_repo, caplog):
-    with caplog.at_level(logging.WARNING), LocalSandbox(tmp_repo, Settings()):
+    with caplog.at_level(logging.WARNING), LocalSandbox(tmp_repo, SandboxConfig()):
         pass
     assert any("WITHOUT ISOLATION" in r.getMessage() for r in caplog.records)
     assert any("lsp-agent sandbox build" in r.getMessage() for r in caplog.records)
@@ -30,7 +30,7 @@ def test_warns_loudly_that_it_is_not_isolation(tmp_repo, caplog):
 
 def test_patch_is_checked_in_a_copy_and_the_copy_is_removed(tmp_repo):
     original = (tmp_repo / "pkg" / "calc.py").read_text()
-    with LocalSandbox(tmp_repo, Settings()) as box:
+    with LocalSandbox(tmp_repo, SandboxConfig()) as box:
         result = box.check_patch(DIFF, CHECK)
         scratch = box._scratch
         assert scratch is not None
@@ -42,7 +42,7 @@ def test_patch_is_checked_in_a_copy_and_the_copy_is_removed(tmp_repo):
 
 def test_environment_carries_no_secrets(tmp_repo, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
-    with LocalSandbox(tmp_repo, Settings()) as box:
+    with LocalSandbox(tmp_repo, SandboxConfig()) as box:
         result = box.run(["env"])
     assert result.exit_code == 0
     assert "sk-secret" not in result.stdout
@@ -50,7 +50,7 @@ def test_environment_carries_no_secrets(tmp_repo, monkeypatch):
 
 
 def test_runs_in_a_copy_with_a_timeout(tmp_repo):
-    with LocalSandbox(tmp_repo, Settings(sandbox_timeout_s=1)) as box:
+    with LocalSandbox(tmp_repo, SandboxConfig(timeout_s=1)) as box:
         wrote = box.run(["sh", "-c", "echo changed > pkg/calc.py; pwd"])
         looped = box.run(["sh", "-c", "while :; do :; done"])
     assert wrote.exit_code == 0

@@ -7,9 +7,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from lsp_agent.settings import Settings
 from sandbox import open_sandbox, tracing
-from sandbox.fake_engine import FakeEngine
+from sandbox.config import SandboxConfig
+from tests.fake_engine import FakeEngine
 from tests.repo_samples import CALC_DIFF as DIFF
 
 
@@ -31,7 +31,7 @@ def spans(exporter):
 
 def test_docker_session_spans(tmp_repo, spans):
     engine = FakeEngine()
-    with open_sandbox(tmp_repo, Settings(sandbox_timeout_s=5), engine=engine) as box:
+    with open_sandbox(tmp_repo, SandboxConfig(timeout_s=5), engine=engine) as box:
         box.check_patch(DIFF, ["true"])
         box.run(["sh", "-c", "exit 3"])
         box.run(["sleep", "5"], timeout_s=1)
@@ -67,7 +67,7 @@ def test_spans_nest_under_the_callers_span(tmp_repo, spans):
 
     with (
         tracer().start_as_current_span("tool_wrapped.propose_patch_unified") as parent,
-        open_sandbox(tmp_repo, Settings(sandbox_backend="none")) as box,
+        open_sandbox(tmp_repo, SandboxConfig(backend="none")) as box,
     ):
         box.check_patch(DIFF)
     check = next(s for s in spans.get_finished_spans() if s.name == "sandbox.check_patch")
@@ -77,7 +77,7 @@ def test_spans_nest_under_the_callers_span(tmp_repo, spans):
 
 def test_local_and_none_backends_trace_too(tmp_repo, spans):
     for backend in ("local", "none"):
-        with open_sandbox(tmp_repo, Settings(sandbox_backend=backend)) as box:
+        with open_sandbox(tmp_repo, SandboxConfig(backend=backend)) as box:
             box.check_patch(DIFF, [])
             box.run(["true"])
     backends = {

@@ -11,6 +11,7 @@ import pytest
 
 from safety.errors import ErrorType
 from safety.validation import ValidationError
+from tests.conftest import require_component
 from tools import search_tool
 from tools.base import ToolContext, ToolFailure, ToolLimits
 from tools.search_tool import MAX_PER_FILE, RgSearch, escape_regex, ripgrep_argv
@@ -19,12 +20,16 @@ from tools.workspace import DiskWorkspace, OverlayWorkspace
 HAVE_RG = shutil.which("rg") is not None
 
 
+def require_ripgrep() -> None:
+    require_component("ripgrep", HAVE_RG, "apt-get install ripgrep (see .ci/run)")
+
+
 @pytest.fixture(params=["rg", "python"])
 def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test with ripgrep (asserting the fallback is not used) and without it."""
     if request.param == "rg":
         if not HAVE_RG:
-            pytest.skip("ripgrep is not installed")
+            require_ripgrep()
 
         def no_fallback(*args: Any, **kwargs: Any) -> Any:
             raise AssertionError("the Python fallback ran although ripgrep is installed")
@@ -185,7 +190,7 @@ def test_python_only_regex_falls_back_in_rg_mode(
     tmp_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not HAVE_RG:
-        pytest.skip("ripgrep is not installed")
+        require_ripgrep()
     calls: list[str] = []
     real = search_tool.python_search
 
@@ -211,7 +216,7 @@ def test_fallback_skips_binary_and_large_files(
 
 def test_rg_skips_binary_and_large_files(tmp_path: Path) -> None:
     if not HAVE_RG:
-        pytest.skip("ripgrep is not installed")
+        require_ripgrep()
     (tmp_path / "blob.bin").write_bytes(b"needle\x00\x01")
     (tmp_path / "huge.txt").write_text("needle\n" + "x" * search_tool.MAX_FILE_BYTES)
     (tmp_path / "ok.txt").write_text("needle\n")
@@ -230,7 +235,7 @@ def test_ripgrep_argv_is_hardened() -> None:
 
 def test_rg_timeout_keeps_partial_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not HAVE_RG:
-        pytest.skip("ripgrep is not installed")
+        require_ripgrep()
     slow = tmp_path / "slow-rg"
     slow.write_text('#!/bin/sh\nprintf "./a.txt\\0001:needle\\n"\nexec sleep 30\n')
     slow.chmod(0o755)
@@ -258,7 +263,7 @@ def test_ripgrep_config_env_is_ignored(
     tmp_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not HAVE_RG:
-        pytest.skip("ripgrep is not installed")
+        require_ripgrep()
     config = tmp_path / "rgrc"
     config.write_text("--files-without-match\n")
     monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(config))

@@ -105,3 +105,12 @@ def test_effective_api_base_fills_in_ollama_default() -> None:
     assert Settings().effective_api_base() == "http://localhost:11434"
     custom = Settings(model_id="openai/x", model_api_base="http://127.0.0.1:9/v1")
     assert custom.effective_api_base() == "http://127.0.0.1:9/v1"
+
+
+def test_sandbox_config_carries_the_four_sandbox_settings():
+    from sandbox.config import SandboxConfig
+
+    settings = Settings(
+        sandbox_backend="local", sandbox_image="img:9", sandbox_timeout_s=7, check_command="make"
+    )
+    assert settings.sandbox_config() == SandboxConfig("local", "img:9", 7.0, "make")

@@ -1,4 +1,4 @@
-"""The in-memory applier (used when nothing may run) agrees with `git apply`."""
+"""The strict in-memory applier (the sandbox's, when nothing may run) agrees with git apply."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.diff_apply import DoesNotApply, apply_to_texts
-from sandbox.diff_check import parse_diff
+from safety.unified_diff import PatchError, apply_to_texts, parse_strict
+from tests.conftest import require_component
 
 BASE = {"calc.py": "".join(f"line {n}\n" for n in range(1, 21))}
 
@@ -85,21 +85,21 @@ def _git_apply(files: dict[str, str], diff: str, tmp: Path) -> dict[str, str] | 
 
 def _in_memory(files: dict[str, str], diff: str) -> dict[str, str] | None:
     try:
-        changes = apply_to_texts(parse_diff(diff), files.get)
-    except DoesNotApply:
+        changes = apply_to_texts(parse_strict(diff), files.get)
+    except PatchError:
         return None
     merged: dict[str, str | None] = {**files, **changes}
     return {name: text for name, text in merged.items() if text is not None}
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 @pytest.mark.parametrize("name", list(CASES))
 def test_agrees_with_git_apply(name, tmp_path):
+    require_component("git", shutil.which("git") is not None, "apt-get install git")
     files, diff = CASES[name]
     assert _in_memory(files, diff) == _git_apply(files, diff, tmp_path)
 
 
 def test_failure_message_points_at_the_hunk():
     files, diff = CASES["context mismatch"]
-    with pytest.raises(DoesNotApply, match=r"hunk #1 of calc.py .* near line 4"):
-        apply_to_texts(parse_diff(diff), files.get)
+    with pytest.raises(PatchError, match=r"hunk #1 of calc.py .* near line 4"):
+        apply_to_texts(parse_strict(diff), files.get)

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Literal
 
 from safety.errors import ErrorType, read_file_call
-from tools.patch_model import DiffHunk, FileDiff, PatchError, split_lines
+from safety.unified_diff.model import DiffHunk, FileDiff, PatchError, split_lines
 
 Tier = Literal["exact", "eol", "ws"]
 TIERS: tuple[Tier, ...] = ("exact", "eol", "ws")

@@ -1,10 +1,10 @@
-"""Parse unified diffs (with unidiff) after repairing what small models get wrong.
+"""Repair what small models get wrong in a unified diff, before it is parsed.
 
-Before unidiff sees the text, :func:`normalise_diff` strips Markdown code fences and
-rewrites every hunk header with counts taken from the hunk body: header counts are kept
-when the body agrees with them, otherwise the body is read up to the next header and
-recounted (unprefixed lines inside a hunk become context; trailing prose is dropped).
-Every repair is reported as a note so the tool result can say what was adjusted.
+:func:`normalise_diff` strips Markdown code fences and rewrites every hunk header with
+counts taken from the hunk body: header counts are kept when the body agrees with them,
+otherwise the body is read up to the next header and recounted (unprefixed lines inside a
+hunk become context; trailing prose is dropped). What it learnt about each hunk comes
+back as `HunkFacts`, so the parser can say what was adjusted.
 """
 
 from __future__ import annotations
@@ -12,12 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from unidiff.errors import UnidiffParseError
-from unidiff.patch import Hunk, PatchedFile, PatchSet
-
-from tools.diff_paths import diff_paths
-from tools.patch_model import DiffHunk, DiffLine, FileDiff, LineKind, PatchError, split_lines
-from tools.workspace import Workspace
+from safety.unified_diff.model import PatchError, split_lines
 
 FORMAT_HINT = (
     "Send a unified diff: a '--- a/PATH' line, a '+++ b/PATH' line, then hunks that start "
@@ -62,135 +57,6 @@ class HunkFacts:
     malformed: str | None
     unprefixed: int
     dropped: int
-
-
-def parse_diff(diff: str, workspace: Workspace | None = None) -> list[FileDiff]:
-    """Parse ``diff`` into file sections, or raise PatchError.
-
-    With a ``workspace``, paths are validated with ``validate_path`` (outside the root
-    or sensitive: refused) and made workspace-relative; git ``a/``/``b/`` prefixes are
-    handled as :func:`tools.diff_paths.diff_paths` describes. Without one, paths are
-    checked lexically (absolute, ``..``, sensitive names).
-    """
-    if not isinstance(diff, str) or not diff.strip():
-        raise PatchError("The diff is empty.", recovery_suggestion=FORMAT_HINT)
-    text, facts = normalise_diff(diff)
-    try:
-        patch_set = PatchSet(text)
-    except (UnidiffParseError, ValueError) as exc:
-        raise PatchError(
-            f"The diff could not be parsed: {exc}", recovery_suggestion=FORMAT_HINT
-        ) from exc
-    if not patch_set:
-        raise PatchError(
-            "The text is not a unified diff: it has no '--- a/PATH' / '+++ b/PATH' file "
-            "headers followed by '@@' hunks.",
-            recovery_suggestion=FORMAT_HINT,
-        )
-    remaining = list(facts)
-    files = [_file_diff(patched, remaining, workspace) for patched in patch_set]
-    if remaining:
-        raise PatchError(
-            "The diff has hunks ('@@' lines) outside any file section.",
-            recovery_suggestion=FORMAT_HINT,
-        )
-    return files
-
-
-def _file_diff(
-    patched: PatchedFile, facts: list[HunkFacts], workspace: Workspace | None
-) -> FileDiff:
-    if patched.is_binary_file:
-        raise PatchError(
-            f"Binary patches are not supported ({patched.path}).",
-            recovery_suggestion="Only text files can be patched; leave binary files alone.",
-            file=patched.path,
-        )
-    if patched.is_symlink or patched.is_submodule:
-        raise PatchError(
-            f"Changing symlinks or submodules is not supported ({patched.path}).",
-            recovery_suggestion="Patch regular text files only.",
-            file=patched.path,
-        )
-    if _is_copy(patched):
-        raise PatchError(
-            f"Copy patches ('copy from'/'copy to') are not supported ({patched.path}).",
-            recovery_suggestion="To add a copy of a file, send a diff that creates the new "
-            "file ('--- /dev/null', '+++ b/NEW_PATH') with its whole text as '+' lines; the "
-            "source file stays as it is.",
-            file=patched.path,
-        )
-    old_path, new_path = diff_paths(patched.source_file, patched.target_file, workspace)
-    if old_path is None and new_path is None:
-        raise PatchError(
-            "A file section has /dev/null on both sides.", recovery_suggestion=FORMAT_HINT
-        )
-    shown = new_path or old_path or ""
-    hunks: list[DiffHunk] = []
-    notes: list[str] = []
-    for number, raw in enumerate(patched, 1):
-        if not facts:
-            raise PatchError(
-                "The diff's hunks could not be matched up.", recovery_suggestion=FORMAT_HINT
-            )
-        fact = facts.pop(0)
-        hunks.append(_hunk(raw, fact))
-        notes.extend(_notes(fact, number, shown))
-    if not hunks and old_path == new_path:
-        raise PatchError(
-            f"The diff for {shown} has no hunks, so it changes nothing.",
-            recovery_suggestion=FORMAT_HINT,
-            file=shown,
-        )
-    return FileDiff(old_path, new_path, tuple(hunks), tuple(notes))
-
-
-def _is_copy(patched: PatchedFile) -> bool:
-    """A git copy section: read as a rename it would delete its source file."""
-    info = patched.patch_info or ()
-    return any(str(line).startswith(("copy from ", "copy to ")) for line in info)
-
-
-def _hunk(raw: Hunk, fact: HunkFacts) -> DiffHunk:
-    lines: list[DiffLine] = []
-    for item in raw:
-        kind, value = item.line_type, item.value
-        if kind == "\\":
-            if lines and lines[-1].text.endswith("\n"):
-                last = lines[-1]
-                lines[-1] = DiffLine(last.kind, last.text[:-1])
-            continue
-        if kind in (" ", "-", "+"):
-            line_kind: LineKind = " " if kind == " " else ("-" if kind == "-" else "+")
-            lines.append(DiffLine(line_kind, value))
-    old_len, new_len = fact.counted
-    header = f"@@ -{fact.old_start},{old_len} +{fact.new_start},{new_len} @@"
-    return DiffHunk(header, fact.old_start, fact.new_start, tuple(lines), fact.located)
-
-
-def _notes(fact: HunkFacts, number: int, path: str) -> list[str]:
-    where = f"hunk {number} of {path}"
-    notes: list[str] = []
-    if fact.malformed is not None:
-        notes.append(f"{where}: rewrote the malformed header {fact.malformed!r}")
-    if not fact.located:
-        notes.append(f"{where} had no line numbers in its header; it was placed by its content")
-    elif fact.stated is not None and fact.stated != fact.counted:
-        notes.append(
-            f"{where}: the header said {fact.stated[0]} old / {fact.stated[1]} new lines but "
-            f"the body has {fact.counted[0]} / {fact.counted[1]}; counts recomputed"
-        )
-    if fact.unprefixed:
-        notes.append(
-            f"{where}: {fact.unprefixed} line(s) without a ' ', '-' or '+' prefix were read "
-            "as unchanged context"
-        )
-    if fact.dropped:
-        notes.append(f"{where}: ignored {fact.dropped} trailing line(s) that are not diff lines")
-    return notes
-
-
-# --- normalisation -------------------------------------------------------------------
 
 
 def normalise_diff(diff: str) -> tuple[str, list[HunkFacts]]:

@@ -1,10 +1,10 @@
-"""Diff parsing and vetting: what the sandbox refuses to apply, and why (as text)."""
+"""The strict tier of `safety.unified_diff` (the sandbox's): what it refuses, and why (as text)."""
 
 from __future__ import annotations
 
 import pytest
 
-from sandbox.diff_check import BadDiff, parse_diff, safe_relative_path, vet_overlay
+from safety.unified_diff import PatchError, parse_strict, safe_relative_path, vet_overlay
 
 MODIFY = """\
 --- a/pkg/calc.py
@@ -17,22 +17,22 @@ MODIFY = """\
 
 
 def test_modify_with_git_prefixes_strips_one_level():
-    parsed = parse_diff(MODIFY)
+    parsed = parse_strict(MODIFY)
     assert parsed.strip == 1
-    assert [(c.kind, c.source, c.target) for c in parsed.files] == [
+    assert [(c.change, c.old_path, c.new_path) for c in parsed.files] == [
         ("modify", "pkg/calc.py", "pkg/calc.py")
     ]
     assert parsed.paths == ("pkg/calc.py",)
 
 
 def test_plain_paths_strip_nothing():
-    parsed = parse_diff(MODIFY.replace("a/pkg", "pkg").replace("b/pkg", "pkg"))
+    parsed = parse_strict(MODIFY.replace("a/pkg", "pkg").replace("b/pkg", "pkg"))
     assert parsed.strip == 0
     assert parsed.files[0].path == "pkg/calc.py"
 
 
 def test_missing_final_newline_is_added():
-    assert parse_diff(MODIFY.rstrip("\n")).text.endswith("\n")
+    assert parse_strict(MODIFY.rstrip("\n")).text.endswith("\n")
 
 
 def test_added_deleted_and_renamed_files():
@@ -43,9 +43,9 @@ def test_added_deleted_and_renamed_files():
         "@@ -1 +0,0 @@\n-y = 2\n"
         "diff --git a/a.py b/b.py\nsimilarity index 100%\nrename from a.py\nrename to b.py\n"
     )
-    kinds = {(c.kind, c.source, c.target) for c in parse_diff(diff).files}
+    kinds = {(c.change, c.old_path, c.new_path) for c in parse_strict(diff).files}
     assert kinds == {
-        ("add", None, "new.py"),
+        ("create", None, "new.py"),
         ("delete", "old.py", None),
         ("rename", "a.py", "b.py"),
     }
@@ -77,8 +77,8 @@ def test_added_deleted_and_renamed_files():
     ],
 )
 def test_bad_diffs_are_refused_with_a_reason(diff, message):
-    with pytest.raises(BadDiff, match=message):
-        parse_diff(diff)
+    with pytest.raises(PatchError, match=message):
+        parse_strict(diff)
 
 
 def test_binary_patches_are_refused():
@@ -86,10 +86,10 @@ def test_binary_patches_are_refused():
         "diff --git a/logo.png b/logo.png\nindex 1111111..2222222 100644\n"
         "GIT binary patch\nliteral 5\nMcmZ?wbhEHbO\n\nliteral 0\nHcmV?d00001\n"
     )
-    with pytest.raises(BadDiff, match="binary"):
-        parse_diff(git_binary)
-    with pytest.raises(BadDiff, match="binary"):
-        parse_diff("Binary files a/logo.png and b/logo.png differ\n")
+    with pytest.raises(PatchError, match="binary"):
+        parse_strict(git_binary)
+    with pytest.raises(PatchError, match="binary"):
+        parse_strict("Binary files a/logo.png and b/logo.png differ\n")
 
 
 def test_symlinks_are_refused():
@@ -97,20 +97,20 @@ def test_symlinks_are_refused():
         "diff --git a/link b/link\nnew file mode 120000\n--- /dev/null\n+++ b/link\n"
         "@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n"
     )
-    with pytest.raises(BadDiff, match="symlink"):
-        parse_diff(diff)
+    with pytest.raises(PatchError, match="symlink"):
+        parse_strict(diff)
 
 
 def test_quoted_unicode_paths_are_decoded():
     diff = MODIFY.replace("a/pkg/calc.py", '"a/caf\\303\\251.py"').replace(
         "b/pkg/calc.py", '"b/caf\\303\\251.py"'
     )
-    assert parse_diff(diff).files[0].path == "café.py"
+    assert parse_strict(diff).files[0].path == "café.py"
 
 
 def test_non_text_input_is_a_bug():
     with pytest.raises(TypeError):
-        parse_diff(b"--- a/x\n")  # type: ignore[arg-type]
+        parse_strict(b"--- a/x\n")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -123,12 +123,12 @@ def test_safe_relative_path_normalises(raw, expected):
 
 @pytest.mark.parametrize("raw", ["", "/abs", "../x", "a/../../x", ".git/config", "a\x00b", "."])
 def test_safe_relative_path_refuses(raw):
-    with pytest.raises(BadDiff):
+    with pytest.raises(PatchError):
         safe_relative_path(raw)
 
 
 def test_overlay_paths_follow_the_same_rules():
     assert vet_overlay({"./pkg/calc.py": "x"}) == {"pkg/calc.py": "x"}
     assert vet_overlay(None) == {}
-    with pytest.raises(BadDiff, match="overlay path"):
+    with pytest.raises(PatchError, match="overlay path"):
         vet_overlay({"../outside.py": "x"})

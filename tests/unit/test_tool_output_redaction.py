@@ -44,3 +44,21 @@ def test_a_secret_in_the_arguments_is_redacted_in_the_span(tmp_path: Path) -> No
     InstrumentedTool(ReadFile(context), context).call({"path": f"{TOKEN}.txt"})
     (span,) = memory.get_finished_spans()
     assert TOKEN not in str(span.attributes)
+
+
+def test_sandbox_span_attributes_are_redacted() -> None:
+    from sandbox import tracing
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracing.use_tracer_provider(provider)
+    try:
+        with tracing.span("run", command=f"curl -H 'Authorization: token {TOKEN}' x") as span:
+            tracing.set_attributes(span, output=f"AWS_ACCESS_KEY_ID={AWS}", exit_code=0)
+    finally:
+        tracing.use_tracer_provider(None)
+    (recorded,) = memory.get_finished_spans()
+    attributes = dict(recorded.attributes or {})
+    assert TOKEN not in str(attributes) and AWS not in str(attributes)
+    assert attributes["sandbox.exit_code"] == 0

@@ -79,13 +79,19 @@ def split_args(
             continue
         if value.startswith("--") or not rule.clusters:
             name, eq, _ = value.partition("=") if value.startswith("--") else (value, "", "")
+            names = resolve_long(name, rule.known_long) if name.startswith("--") else (name,)
+            pair = next((n for n in names if n in rule.pair_flags), None)
+            if pair is not None and not eq:
+                flags.append(Flag(pair, _at(args, i + 2)))
+                i += 3
+                continue
+            taken: Word | None = None
             if eq:
-                flags.append(Flag(name, split_word(word, len(name) + 1), attached=True))
-            elif name in rule.value_flags and i + 1 < len(args):
-                flags.append(Flag(name, args[i + 1]))
+                taken = split_word(word, len(name) + 1)
+            elif any(n in rule.value_flags for n in names) and i + 1 < len(args):
+                taken = args[i + 1]
                 i += 1
-            else:
-                flags.append(Flag(name))
+            flags.extend(Flag(n, taken, attached=bool(eq)) for n in names)
             i += 1
             continue
         if _NUMBER_FLAG.fullmatch(value):
@@ -94,6 +100,20 @@ def split_args(
             continue
         i = _cluster(args, i, rule, flags)
     return ParsedArgs(tuple(flags), tuple(positionals))
+
+
+def resolve_long(name: str, known: Sequence[str]) -> tuple[str, ...]:
+    """The long option(s) ``name`` stands for: itself when known or unknown, else every
+    known option it abbreviates (GNU getopt accepts any unambiguous prefix, and git's
+    parser does too)."""
+    if name in known or len(name) < 3:
+        return (name,)
+    matches = tuple(k for k in known if k.startswith(name))
+    return matches or (name,)
+
+
+def _at(args: Sequence[Word], i: int) -> Word | None:
+    return args[i] if i < len(args) else None
 
 
 def _cluster(args: Sequence[Word], i: int, rule: ProgramRule, flags: list[Flag]) -> int:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from safety import policy_code_checks as code
 from safety.policy_args import ParsedArgs, split_word
-from safety.policy_paths import PathKind, classify
+from safety.policy_paths import PathKind
 from safety.policy_rules import ProgramRule
 from safety.shell_words import Word
 
@@ -36,17 +36,27 @@ def check_rm(
     if not args.positionals:
         ev.hit("rm.from_input", words[0].value)
     for target in args.positionals:
-        for info in classify(target, ev.path_context()):
-            if info.kind in (PathKind.OUTSIDE, PathKind.NULL):
+        for info in ev.classify(target):
+            if info.temp:
+                ev.hit("rm.temp", info.shown)
+            elif info.kind in (PathKind.OUTSIDE, PathKind.NULL):
                 ev.hit("deny.rm_outside", info.shown)
             elif info.kind is PathKind.WORKSPACE_ROOT:
                 ev.hit("deny.rm_workspace", target.raw)
+            elif info.git_internal and _git_lock_file(info.shown):
+                ev.hit("rm.git_lock", info.shown)
             elif info.git_internal:
                 ev.hit("deny.rm_git", info.shown)
             elif info.kind is PathKind.DYNAMIC:
                 ev.hit("rm.dynamic", info.shown)
             elif info.sensitive:
                 ev.hit("path.sensitive", f"{info.shown} ({info.sensitive})")
+
+
+def _git_lock_file(path: str) -> bool:
+    """A lock file git left behind (``.git/index.lock``): deleting it is routine."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return name.endswith(".lock") and len(name) > 5 and not any(c in path for c in "*?[{")
 
 
 def check_dd(
@@ -56,7 +66,7 @@ def check_dd(
     for word in words[1:]:
         if word.value.startswith("of="):
             target = split_word(word, 3)
-            infos = classify(target, ev.path_context())
+            infos = ev.classify(target)
             if any(i.device and i.kind is not PathKind.NULL for i in infos):
                 ev.hit("deny.dd_device", target.value)
             else:
@@ -103,7 +113,7 @@ def check_chmod(
     targets = positionals if mode_in_flags or reference else positionals[1:]
     recursive = args.has("-R", "--recursive")
     for target in targets:
-        infos = classify(target, ev.path_context())
+        infos = ev.classify(target)
         if recursive and any(i.kind is PathKind.OUTSIDE and i.system for i in infos):
             ev.hit("deny.chmod_system", f"{words[0].value} -R {target.raw}")
         ev.path_write(target)
@@ -130,7 +140,7 @@ def check_find(
                 ev.argv(inner, depth + 1)
     if "-delete" in values:
         for start in starts or [Word.literal(".")]:
-            if any(i.kind is PathKind.OUTSIDE for i in classify(start, ev.path_context())):
+            if any(i.kind is PathKind.OUTSIDE for i in ev.classify(start)):
                 ev.hit("deny.rm_outside", f"find {start.raw} -delete")
 
 
@@ -149,12 +159,7 @@ def check_cd(
         ev.cwd = None
         ev.hit("cd.outside", target.raw if target else "home directory")
         return
-    infos = classify(target, ev.path_context())
-    if len(infos) == 1 and infos[0].kind in (PathKind.INSIDE, PathKind.WORKSPACE_ROOT):
-        ev.cwd = infos[0].shown
-    else:
-        ev.cwd = None
-        ev.hit("cd.outside", target.raw)
+    ev.chdir(target)
 
 
 def check_cwd_unknown(
@@ -167,10 +172,25 @@ def check_cwd_unknown(
 def check_declare(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
-    """export/declare/typeset/readonly without names print the environment."""
+    """export/declare/typeset/readonly without names print the environment; ``-n`` makes
+    a name reference (assigning through it sets the variable it names); array subscripts
+    in the names are evaluated."""
+    if args.has("-n") and words[0].value != "export":
+        ev.hit("env.nameref", " ".join(w.raw for w in words))
+    for word in args.positionals:
+        ev.variable_name(word, assigns=False)
     if args.positionals or args.has("-f", "-F"):
         return
     ev.hit("env.dump", " ".join(w.value for w in words))
+
+
+def check_test(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """``test -v NAME`` / ``[ -v NAME ]``: bash evaluates an array subscript in NAME."""
+    for i in range(1, len(words) - 1):
+        if words[i].value in ("-v", "-R"):
+            ev.variable_name(words[i + 1], assigns=False)
 
 
 def check_set(
@@ -222,6 +242,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "cd": check_cd,
         "cwd_unknown": check_cwd_unknown,
         "declare": check_declare,
+        "test": check_test,
         "set": check_set,
         "ps": check_ps,
         "env_dump": check_env_dump,

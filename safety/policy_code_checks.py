@@ -22,6 +22,7 @@ INFO_FLAGS = frozenset({"--version", "-V", "-VV", "--help", "-h", "-v", "-versio
 _AWK_UNSAFE = re.compile(
     r"\b(system|getline|ENVIRON|PROCINFO|close|fflush)\b|\||print[f]?\b[^;}]*>"
 )
+_AWK_INFO_OPTIONS = frozenset({"version", "v", "usage", "help", "dump"})
 _SED_ADDR = re.compile(r"\s*(\d+(~\d+)?|\$|/(\\.|[^/\\])*/[IM]*|\\(.)(?:(?!\4).)*\4)?")
 _SED_SIMPLE = frozenset("pdDnNPgGhHxlz=")
 _SED_FLAGS = re.compile(r"[gpiImM0-9]*")
@@ -110,12 +111,21 @@ def check_awk(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
     """awk: programs that run commands, write files or read the environment need approval."""
-    if args.has("-f", "--file") or not args.positionals:
+    info = [w.value for w in args.values("-W")]
+    if not args.positionals and info and all(v in _AWK_INFO_OPTIONS for v in info):
+        return
+    if args.has("-f", "--file", "-E", "--exec", "-i", "--include") or not args.positionals:
         ev.hit("awk.script", "program read from a file")
         return
+    if args.has("-l", "--load"):
+        ev.hit("awk.script", "loads an extension library")
+    for option in args.values("-W"):
+        if option.value not in _AWK_INFO_OPTIONS:
+            ev.hit("awk.script", f"-W {option.raw}")
     program = args.positionals[0]
-    if not program.is_static or _AWK_UNSAFE.search(program.value):
-        ev.hit("awk.script", program.raw)
+    for text in (program, *args.values("-e", "--source")):
+        if not text.is_static or _AWK_UNSAFE.search(text.value):
+            ev.hit("awk.script", text.raw)
 
 
 def check_jq(
@@ -123,7 +133,7 @@ def check_jq(
 ) -> None:
     """jq filters that read the environment count as an environment dump."""
     filters = [w.value for w in args.positionals[:1]] + [w.value for w in args.values("-f")]
-    if any("env" in f or "$__prog" in f for f in filters):
+    if any("env" in f.lower() or "$__prog" in f for f in filters):
         ev.hit("env.dump", "jq env")
 
 
@@ -193,6 +203,9 @@ def check_interpreter(
             module_word = Word.literal(value[2:]) if len(value) > 2 else _at(rest, i + 1)
             after = rest[i + 1 :] if len(value) > 2 else rest[i + 2 :]
             target = rule.modules.get(module_word.value) if module_word else None
+            ev.hit(
+                "interpreter.module_from_cwd", f"{name} -m {module_word.raw if module_word else ''}"
+            )
             if target is None:
                 ev.hit("interpreter.script", f"{name} -m {module_word.raw if module_word else ''}")
             else:
@@ -244,50 +257,121 @@ def check_make(
 
 
 def check_code_sources(ev: Evaluator, parsed: ParsedScript) -> None:
-    """Code run by a shell/interpreter must not come from the network or a decoder."""
+    """Code run by a shell/interpreter must not come from the network or a decoder.
+
+    Linear in the number of commands and links: which network programs and decoders
+    reach each command is computed once, in index order, from its direct ``upstream``.
+    """
+    if not ev.code_from_upstream:
+        return
+    reach = _reaching_sources(ev, parsed)
     for cmd in parsed.commands:
         if cmd.index not in ev.code_from_upstream:
             continue
-        sources = _closure(parsed, cmd)
-        names = {n for i in sources for n in ev.names.get(i, ())}
+        network, decoders = reach[cmd.index]
         ev.current = cmd.text
-        if any(ev.rules.in_group("network", n) for n in names):
-            ev.hit("deny.pipe_to_shell", ", ".join(sorted(names)))
-        elif any(ev.rules.in_group("decoders", n) for n in names):
-            ev.hit("deny.decode_to_shell", ", ".join(sorted(names)))
+        if network:
+            ev.hit("deny.pipe_to_shell", ", ".join(sorted(network)))
+        elif decoders:
+            ev.hit("deny.decode_to_shell", ", ".join(sorted(decoders)))
         elif cmd.index in ev.stdin_script and cmd.piped_stdin:
-            text = _printed_text(parsed, cmd, ev)
+            text = printed_input(parsed, cmd, ev)
             if text is None:
                 ev.hit("shell.stdin_script")
             else:
                 ev.script(text, "piped")
 
 
-def _closure(parsed: ParsedScript, cmd: SimpleCommand) -> set[int]:
-    seen: set[int] = set()
+_NONE: frozenset[str] = frozenset()
+
+
+def _reaching_sources(
+    ev: Evaluator, parsed: ParsedScript
+) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Per command: the network programs and decoders whose output reaches it."""
+    own: list[tuple[frozenset[str], frozenset[str]]] = []
+    for cmd in parsed.commands:
+        names = ev.names.get(cmd.index, ())
+        own.append(
+            (
+                frozenset(n for n in names if ev.rules.in_group("network", n)),
+                frozenset(n for n in names if ev.rules.in_group("decoders", n)),
+            )
+        )
+    reach: list[tuple[frozenset[str], frozenset[str]] | None] = [None] * len(own)
+    for index in _topological(parsed):
+        network: frozenset[str] = _NONE
+        decoders: frozenset[str] = _NONE
+        for up in parsed.commands[index].upstream:
+            if not 0 <= up < len(own):
+                continue
+            up_reach = reach[up] or (_NONE, _NONE)
+            network = network | own[up][0] | up_reach[0]
+            decoders = decoders | own[up][1] | up_reach[1]
+        reach[index] = (network, decoders)
+    return [r or (_NONE, _NONE) for r in reach]
+
+
+def _topological(parsed: ParsedScript) -> list[int]:
+    """Command indices, every command after the commands upstream of it."""
+    order: list[int] = []
+    state = [0] * len(parsed.commands)  # 0 new, 1 on the stack, 2 done
+    for root in range(len(parsed.commands)):
+        if state[root]:
+            continue
+        stack = [(root, False)]
+        while stack:
+            index, expanded = stack.pop()
+            if expanded:
+                state[index] = 2
+                order.append(index)
+                continue
+            if state[index]:
+                continue
+            state[index] = 1
+            stack.append((index, True))
+            for up in parsed.commands[index].upstream:
+                if 0 <= up < len(state) and state[up] == 0:
+                    stack.append((up, False))
+    return order
+
+
+_MAX_PRINTED_SOURCES = 256
+
+
+def printed_input(parsed: ParsedScript, cmd: SimpleCommand, ev: Evaluator) -> str | None:
+    """The text static printers feed a shell's input, or None when it is not known.
+
+    The walk upstream stops at the first command that is not a static printer, and after
+    ``_MAX_PRINTED_SOURCES`` commands, so a long pipeline costs little per shell in it.
+    """
+    pieces: dict[int, list[str]] = {}
     stack = list(cmd.upstream)
     while stack:
         index = stack.pop()
-        if index not in seen and 0 <= index < len(parsed.commands):
-            seen.add(index)
-            stack.extend(parsed.commands[index].upstream)
-    return seen
+        if index in pieces or not 0 <= index < len(parsed.commands):
+            continue
+        if len(pieces) >= _MAX_PRINTED_SOURCES:
+            return None
+        printed = _printed_by(parsed.commands[index], ev)
+        if printed is None:
+            return None
+        pieces[index] = printed
+        stack.extend(parsed.commands[index].upstream)
+    return "\n".join(text for index in sorted(pieces) for text in pieces[index])
 
 
-def _printed_text(parsed: ParsedScript, cmd: SimpleCommand, ev: Evaluator) -> str | None:
-    texts: list[str] = []
-    for index in sorted(cmd.upstream):
-        up = parsed.commands[index]
-        if not up.words or not all(w.is_static for w in up.words):
-            return None
-        name = program_name(up.words[0])
-        if not ev.rules.in_group("printers", name):
-            return None
-        values = [w.value for w in up.words[1:]]
-        if name == "cat" and values:
-            return None
-        while values and values[0] in ("-n", "-e", "-E", "-ne", "-en"):
-            values.pop(0)
-        texts.extend(r.text or "" for r in up.redirects if r.op in ("<<", "<<-", "<<<"))
-        texts.append(" ".join(values))
-    return "\n".join(texts)
+def _printed_by(up: SimpleCommand, ev: Evaluator) -> list[str] | None:
+    if not up.words or not all(w.is_static for w in up.words):
+        return None
+    name = program_name(up.words[0])
+    if not ev.rules.in_group("printers", name):
+        return None
+    values = [w.value for w in up.words[1:]]
+    if name == "cat" and values:
+        return None
+    while values and values[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        values.pop(0)
+    texts = [r.text or "" for r in up.redirects if r.op in ("<<", "<<-", "<<<")]
+    texts.append(" ".join(values))
+    return texts

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from safety.braces import expand_argv
 from safety.policy_args import Flag, ParsedArgs, split_args, split_word
 from safety.policy_checks import CHECKS
 from safety.policy_code_checks import check_code_sources
 from safety.policy_rules import ProgramRule, WrapperRule
 from safety.policy_targets import TargetJudge
+from safety.policy_wrappers import judge_wrapper
 from safety.shell_parse import ParsedScript, SimpleCommand, parse, program_name
 from safety.shell_words import Word
 from safety.verdict import Verdict
 
 MAX_WRAP_DEPTH = 8
-_ASSIGNMENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_MAX_PROBES = 64
 
 
 class Evaluator(TargetJudge):
@@ -26,17 +28,32 @@ class Evaluator(TargetJudge):
         if self.nested >= 4:
             self.hit("parse.unparsable", f"{origin} scripts nested too deeply")
             return
-        saved = (self.current, self.index, self.names, self.cwd)
+        saved = (self.current, self.index, self.names, self.cwd, self.script_commands, self.command)
         self.nested += 1
         self.names = {}
         try:
-            self.run(parse(text, shells=frozenset(self.rules.groups["shells"].patterns)), origin)
+            parsed = parse(
+                text,
+                shells=frozenset(self.rules.groups["shells"].patterns),
+                max_nodes=self.rules.max_syntax_nodes,
+            )
+            self.run(parsed, origin)
         finally:
             self.nested -= 1
-            self.current, self.index, self.names, self.cwd = saved
+            (
+                self.current,
+                self.index,
+                self.names,
+                self.cwd,
+                self.script_commands,
+                self.command,
+            ) = saved
 
     def run(self, parsed: ParsedScript, origin: str = "") -> None:
         """Judge every simple command of ``parsed`` plus the cross-command rules."""
+        if parsed.too_complex:
+            self.hit("input.too_complex", f"more than {self.rules.max_syntax_nodes} syntax nodes")
+            return
         for error in parsed.errors:
             self.hit("parse.unparsable", f"{error}{' in ' + origin if origin else ''}")
         for cmd in parsed.commands:
@@ -47,9 +64,12 @@ class Evaluator(TargetJudge):
         """Judge one simple command."""
         self.current = cmd.text
         self.index = cmd.index
+        self.script_commands, self.command = parsed, cmd
         self.names.setdefault(cmd.index, set())
         for redirect in cmd.redirects:
             self.redirect(redirect.op, redirect.target)
+            if redirect.target is not None:
+                self.secret_variables(redirect.target)
         for name, value in cmd.assignments:
             self.assignment(name)
             self.secret_variables(value)
@@ -67,6 +87,18 @@ class Evaluator(TargetJudge):
         if program.is_static and not program.is_plain:
             self.hit("program.obfuscated", program.raw)
         self.argv(list(cmd.words), 0, inline_done=cmd.inline_parsed)
+        self.brace_expanded(cmd)
+
+    def brace_expanded(self, cmd: SimpleCommand) -> None:
+        """Judge the command again as bash runs it after brace expansion (``find .
+        {-delete,}`` is ``find . -delete``); too many words need approval."""
+        if "{" not in cmd.text:
+            return
+        expanded = expand_argv(cmd.words)
+        if expanded is None:
+            self.hit("input.brace_expansion", cmd.text[:80])
+        elif expanded and [w.raw for w in expanded] != [w.raw for w in cmd.words]:
+            self.argv(expanded, 0)
 
     def argv(self, words: Sequence[Word], depth: int, *, inline_done: bool = False) -> None:
         """Judge a command given as words (after any wrappers were removed)."""
@@ -112,64 +144,41 @@ class Evaluator(TargetJudge):
             self.hit("program.path", path)
 
     def scan_embedded(self, words: Sequence[Word]) -> None:
-        """Escalate to DENY when a destructive command hides in an unknown one's arguments."""
-        for i in range(1, len(words)):
-            word = words[i]
-            if word.is_static and self.rules.in_group("destructive", program_name(word)):
-                probe = Evaluator(self.rules, context=self.context, workspace=self.workspace)
-                probe.cwd, probe.current, probe.index = self.cwd, self.current, self.index
-                probe.names = {self.index: set()}
-                probe.argv(words[i:], MAX_WRAP_DEPTH)
-                self.findings.extend(f for f in probe.findings if f.verdict is Verdict.DENY)
+        """Escalate to DENY when a destructive command hides in an unknown one's arguments.
+
+        Each destructive word is probed with the words up to the next one (for ``find``,
+        up to the end of its ``-exec`` command), so the scan stays linear in the number of
+        words; at most ``_MAX_PROBES`` distinct probes run (the command needs approval
+        anyway, as an unknown program).
+        """
+        starts = [
+            i
+            for i in range(1, len(words))
+            if words[i].is_static and self.rules.in_group("destructive", program_name(words[i]))
+        ]
+        if not starts:
+            return
+        probe = Evaluator(self.rules, context=self.context, workspace=self.workspace)
+        probe.current, probe.index = self.current, self.index
+        probe.names = {self.index: set()}
+        probed: set[tuple[tuple[tuple[str, str], ...], ...]] = set()
+        for k, i in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(words)
+            if program_name(words[i]) == "find":
+                end = max(end, _exec_end(words, i))
+            key = tuple(w.segments for w in words[i:end])
+            if len(probed) >= _MAX_PROBES or any(f.verdict is Verdict.DENY for f in probe.findings):
+                break  # one DENY decides; past _MAX_PROBES the (unknown) command is asked
+            if key not in probed:
+                probed.add(key)
+                probe.cwd = self.cwd
+                probe.argv(words[i:end], MAX_WRAP_DEPTH - 1)
+        self.findings.extend(f for f in probe.findings if f.verdict is Verdict.DENY)
 
     # ---- wrappers ------------------------------------------------------------------
     def wrapper(self, spec: WrapperRule, words: Sequence[Word], depth: int) -> None:
-        """Judge a wrapper and the command it runs."""
-        self.add(spec.verdict, spec.reason, spec.rule, None, specific=False)
-        i = 1
-        while i < len(words):
-            word = words[i]
-            value = word.value
-            if spec.assignments and _is_assignment(value):
-                name = value.split("=", 1)[0]
-                self.assignment(name)
-                i += 1
-                continue
-            if not value.startswith("-") or value == "-":
-                break
-            i += 1
-            if value == "--":
-                break
-            name, eq, _ = value.partition("=")
-            if name in spec.lookup_flags:
-                return
-            if name in spec.script_flags:
-                script = split_word(word, len(name) + 1) if eq else _at(words, i)
-                i += 0 if eq else 1
-                self.inline(script, f"{spec.name} {name}")
-                return
-            if name in spec.value_flags and not eq:
-                i += 1
-        inner = list(words[i + spec.skip :])
-        if spec.join and inner:
-            joined = Word.literal(" ".join(w.value for w in inner))
-            if all(w.is_static for w in inner):
-                self.inline(joined, spec.name)
-            else:
-                self.hit("program.dynamic", f"{spec.name} runs a command built at run time")
-            return
-        if not inner:
-            if spec.default_command:
-                inner = [Word.literal(w) for w in spec.default_command]
-            elif spec.alone == "env_dump":
-                self.hit("env.dump", spec.name)
-                return
-            elif spec.alone == "approve":
-                self.hit("program.unknown", f"{spec.name} without a command")
-                return
-            else:
-                return
-        self.argv(inner, depth + 1)
+        """Judge a wrapper and the command it runs (see :mod:`safety.policy_wrappers`)."""
+        judge_wrapper(self, spec, words, depth)
 
     def inline(self, script: Word | None, origin: str) -> None:
         """Judge the text of an inline script, or flag it when not static."""
@@ -180,6 +189,18 @@ class Evaluator(TargetJudge):
 
     # ---- programs ----------------------------------------------------------------
     def program(self, rule: ProgramRule, words: Sequence[Word], depth: int) -> None:
+        """Judge a program (or subcommand) rule and its arguments; a directory given to
+        ``-C``-like flags holds for this program only."""
+        if "chdir" not in rule.value_flags.values():
+            self.program_in_cwd(rule, words, depth)
+            return
+        saved = self.cwd
+        try:
+            self.program_in_cwd(rule, words, depth)
+        finally:
+            self.cwd = saved
+
+    def program_in_cwd(self, rule: ProgramRule, words: Sequence[Word], depth: int) -> None:
         """Judge a program (or subcommand) rule and its arguments."""
         args = words[1:]
         if rule.subcommands or rule.wraps:
@@ -227,6 +248,12 @@ class Evaluator(TargetJudge):
                     )
             if not matched and not rule.flag_allowed(flag.name):
                 self.hit("program.flag_not_allowed", f"{rule.name} {flag.name}")
+            elif (
+                rule.long_options is not None
+                and flag.name.startswith("--")
+                and flag.name not in rule.known_long
+            ):
+                self.hit("program.unknown_option", f"{rule.name} {flag.name}")
             self.flag_value(rule, flag)
 
     def flag_value(self, rule: ProgramRule, flag: Flag) -> None:
@@ -234,8 +261,13 @@ class Evaluator(TargetJudge):
         value = flag.value
         if value is None:
             return
-        kind = rule.value_flags.get(flag.name)
-        if kind == "read":
+        kind = rule.value_flags.get(flag.name) or rule.pair_flags.get(flag.name)
+        if kind == "chdir":
+            self.chdir(value)
+        elif kind == "operands":
+            self.path_read(value)
+            self.hit("input.hidden_operands", f"{rule.name} {flag.name} {value.raw}")
+        elif kind == "read":
             self.path_read(value)
         elif kind == "write":
             self.path_write(value)
@@ -244,6 +276,8 @@ class Evaluator(TargetJudge):
                 self.path_read(split_word(value, 1))
         elif kind == "command":
             self.hit("program.runs_command", f"{rule.name} {flag.name} {value.raw}")
+        elif kind == "name":
+            self.variable_name(value)
         elif kind == "script":
             self.inline(value, f"{rule.name} {flag.name}")
         elif kind is None and flag.attached and _looks_like_path(value.value):
@@ -257,9 +291,16 @@ class Evaluator(TargetJudge):
             self.hit("deny.exfiltration", "secrets and network access in one command")
 
 
-def _is_assignment(value: str) -> bool:
-    name, eq, _ = value.partition("=")
-    return bool(eq) and bool(name) and not name[0].isdigit() and set(name) <= _ASSIGNMENT_CHARS
+def _exec_end(words: Sequence[Word], start: int) -> int:
+    """The index after the ``;`` or ``+`` that ends find's first ``-exec`` command."""
+    in_exec = False
+    for i in range(start + 1, len(words)):
+        value = words[i].value
+        if value in ("-exec", "-execdir", "-ok", "-okdir"):
+            in_exec = True
+        elif in_exec and value in (";", "+"):
+            return i + 1
+    return len(words)
 
 
 def _at(words: Sequence[Word], i: int) -> Word | None:

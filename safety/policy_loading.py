@@ -23,6 +23,7 @@ from safety.policy_rules import (
     POSITIONAL_KINDS,
     VALUE_KINDS,
     WORKSPACE_POLICY,
+    WRAPPER_PATH_KINDS,
     FlagRule,
     Outcome,
     PolicyFileError,
@@ -146,6 +147,9 @@ def _compile(data: Mapping[str, Any], warnings: tuple[str, ...]) -> PolicyRules:
         sensitive=sensitive,
         max_command_chars=int(data.get("limits", {}).get("max_command_chars", 8000)),
         warnings=warnings,
+        temp_paths=tuple(paths.get("temp", ())),
+        sensitive_examples=GlobSet(sens.get("examples", ()), fold_case=True),
+        max_syntax_nodes=int(data.get("limits", {}).get("max_syntax_nodes", 1500)),
     )
 
 
@@ -168,6 +172,9 @@ _PROGRAM_KEYS = frozenset(
         "wraps",
         "inline_flags",
         "modules",
+        "pair_flags",
+        "long_options",
+        "known_options",
     }
 )
 
@@ -183,6 +190,13 @@ def _program(name: str, rule_id: str, table: Mapping[str, Any]) -> ProgramRule:
             raise ValueError(
                 f"{rule_id}: value kind {kind!r} of {flag} is not one of {VALUE_KINDS}"
             )
+    pair_flags = dict(table.get("pair_flags", {}))
+    for flag, kind in pair_flags.items():
+        if kind not in VALUE_KINDS:
+            raise ValueError(
+                f"{rule_id}: value kind {kind!r} of {flag} is not one of {VALUE_KINDS}"
+            )
+    long_options = table.get("long_options")
     positionals = table.get("positionals", "read")
     if positionals not in POSITIONAL_KINDS:
         raise ValueError(f"{rule_id}: positionals must be one of {sorted(POSITIONAL_KINDS)}")
@@ -220,6 +234,9 @@ def _program(name: str, rule_id: str, table: Mapping[str, Any]) -> ProgramRule:
         wraps=bool(table.get("wraps", False)),
         inline_flags=tuple(table.get("inline_flags", ())),
         modules=MappingProxyType(dict(table.get("modules", {}))),
+        pair_flags=MappingProxyType(pair_flags),
+        long_options=tuple(long_options) if long_options is not None else None,
+        known_options=tuple(table.get("known_options", ())),
     )
 
 
@@ -227,6 +244,16 @@ def _wrapper(name: str, table: Mapping[str, Any]) -> WrapperRule:
     alone = table.get("alone", "allow")
     if alone not in ("allow", "approve", "env_dump"):
         raise ValueError(f"wrappers.{name}: alone must be allow, approve or env_dump")
+    path_flags = dict(table.get("paths", {}))
+    for flag, kind in path_flags.items():
+        if kind not in WRAPPER_PATH_KINDS:
+            raise ValueError(
+                f"wrappers.{name}: path kind {kind!r} of {flag} is not one of "
+                f"{sorted(WRAPPER_PATH_KINDS)}"
+            )
+    skipped = table.get("skipped", "value")
+    if skipped not in ("value", "write"):
+        raise ValueError(f"wrappers.{name}: skipped must be value or write")
     return WrapperRule(
         name=name,
         rule=f"wrappers.{name}",
@@ -240,4 +267,7 @@ def _wrapper(name: str, table: Mapping[str, Any]) -> WrapperRule:
         join=bool(table.get("join", False)),
         alone=alone,
         default_command=tuple(table.get("default_command", ())),
+        path_flags=MappingProxyType(path_flags),
+        skipped=skipped,
+        operands_from_input=bool(table.get("operands_from_input", False)),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
@@ -44,6 +44,10 @@ class PathInfo:
     shell_rc: bool = False
     system: bool = False
     device: bool = False
+    temp: bool = False
+    """Strictly below a temporary directory (``/tmp/x``)."""
+    temp_dir: bool = False
+    """A temporary directory itself (``/tmp``): writing into it is like writing below it."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,9 @@ class PathContext:
     sensitive: SensitiveRules
     null_devices: GlobSet
     system_paths: tuple[str, ...]
+    temp_paths: tuple[str, ...] = ()
+    examples: GlobSet = field(default_factory=lambda: GlobSet(()))
+    """File names that look sensitive but are templates (``.env.example``)."""
 
 
 def classify(word: Word, ctx: PathContext) -> list[PathInfo]:
@@ -79,6 +86,8 @@ def _dynamic(value: str, ctx: PathContext) -> PathInfo:
     head = prefix.rsplit("/", 1)[0] if "/" in prefix else prefix
     if prefix.startswith("~") or prefix == "/":
         return PathInfo(PathKind.OUTSIDE, value.replace(UNKNOWN, "$?"), system=True)
+    if _below_temp(prefix, ctx) and ".." not in prefix.split("/"):
+        return PathInfo(PathKind.DYNAMIC, value.replace(UNKNOWN, "$?"))
     if head and (prefix.startswith("/") or ".." in head.split("/")):
         info = _static(head or "/", ctx)
         if info.kind is PathKind.OUTSIDE:
@@ -102,6 +111,8 @@ def _static(value: str, ctx: PathContext) -> PathInfo:
         return _outside(norm, ctx, home=False)
     if ctx.cwd is None:
         return _outside(value, ctx, home=False, unknown_cwd=True)
+    if ctx.cwd.startswith("/"):  # after cd into a temporary directory
+        return _static(posixpath.join(ctx.cwd, value), ctx)
     parts = [p for p in posixpath.join(ctx.cwd, value).split("/") if p not in ("", ".")]
     depth = 0
     for part in parts:
@@ -112,6 +123,8 @@ def _static(value: str, ctx: PathContext) -> PathInfo:
 
 
 def _sensitive(path: str, ctx: PathContext) -> str | None:
+    if path.rstrip("/").rsplit("/", 1)[-1] in ctx.examples:
+        return None
     hit = ctx.sensitive.match(path)
     if hit is None and any(c in path for c in "*?["):
         for part in path.split("/"):
@@ -146,6 +159,16 @@ def _outside(value: str, ctx: PathContext, *, home: bool, unknown_cwd: bool = Fa
         shell_rc=is_shell_rc(norm),
         system=system,
         device=norm.startswith("/dev/"),
+        temp=not home and not unknown_cwd and _below_temp(norm, ctx),
+        temp_dir=not home and not unknown_cwd and norm in ctx.temp_paths,
+    )
+
+
+def _below_temp(path: str, ctx: PathContext) -> bool:
+    """True for a path strictly below a temporary directory (``/tmp/x``, not ``/tmp``)."""
+    return any(
+        path.startswith(temp.rstrip("/") + "/") and len(path) > len(temp.rstrip("/")) + 1
+        for temp in ctx.temp_paths
     )
 
 

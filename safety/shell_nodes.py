@@ -77,11 +77,19 @@ def _descendants(node: Node) -> list[Node]:
 
 
 def too_deep(root: Node) -> bool:
-    """True when the syntax tree nests deeper than MAX_TREE_DEPTH (walking it would recurse)."""
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_TREE_DEPTH:
-            return True
-        stack.extend((child, depth + 1) for child in node.children)
-    return False
+    """True when the syntax tree nests deeper than MAX_TREE_DEPTH (walking it would recurse).
+
+    One cursor walk: no Node objects are made, so it costs little per node.
+    """
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > MAX_TREE_DEPTH:
+                return True
+            continue
+        while not cursor.goto_next_sibling():
+            if depth == 0 or not cursor.goto_parent():
+                return False
+            depth -= 1

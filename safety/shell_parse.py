@@ -23,9 +23,10 @@ from safety.shell_model import (
     inline_script,
     program_name,
 )
-from safety.shell_tree import TreeWalker
+from safety.shell_tree import MAX_SYNTAX_NODES, TreeWalker
 
 __all__ = [
+    "MAX_SYNTAX_NODES",
     "SHELLS",
     "InlineScript",
     "ParsedScript",
@@ -48,8 +49,17 @@ def _parse_tree(source: bytes) -> Tree:
     return Parser(bash_language()).parse(source)
 
 
-def parse(script: str, *, shells: frozenset[str] = SHELLS) -> ParsedScript:
-    """Parse ``script`` into its simple commands (see the module docstring)."""
-    walker = TreeWalker(shells, _parse_tree)
+def parse(
+    script: str, *, shells: frozenset[str] = SHELLS, max_nodes: int = MAX_SYNTAX_NODES
+) -> ParsedScript:
+    """Parse ``script`` into its simple commands (see the module docstring).
+
+    When the syntax trees (the script's and its inner scripts') hold more than
+    ``max_nodes`` nodes in all, nothing is listed and ``too_complex`` is set: walking is
+    linear, but this bounds the time any command up to the length limit takes.
+    """
+    walker = TreeWalker(shells, _parse_tree, max_nodes=max_nodes)
     walker.run(script, origin="", depth=0)
+    if walker.too_complex:
+        return ParsedScript((), tuple(walker.errors), frozenset(), too_complex=True)
     return ParsedScript(tuple(walker.cmds), tuple(walker.errors), frozenset(walker.functions))

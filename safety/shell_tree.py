@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from tree_sitter import Node, Tree
 
@@ -21,6 +20,10 @@ from safety.shell_word_nodes import read_word
 from safety.shell_words import Word
 
 MAX_DEPTH = 6
+MAX_SYNTAX_NODES = 1500
+MAX_PIPES = 200
+"""tree-sitter-bash parses a pipeline in time quadratic in its stages (2,000 stages: over
+100 ms), so a script with more ``|`` characters than this is not parsed at all."""
 _DEEP_CHECK_BYTES = 200
 _ASCII_ONLY = bytes(range(128)) + b"%" * 128
 """Byte map used before parsing: tree-sitter-bash 0.25 can crash on some non-ASCII input
@@ -34,8 +37,17 @@ _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 class TreeWalker:
     """Collects simple commands; ``parse_tree`` turns script bytes into a syntax tree."""
 
-    def __init__(self, shells: frozenset[str], parse_tree: Callable[[bytes], Tree]) -> None:
+    def __init__(
+        self,
+        shells: frozenset[str],
+        parse_tree: Callable[[bytes], Tree],
+        *,
+        max_nodes: int = MAX_SYNTAX_NODES,
+    ) -> None:
         self.shells = shells
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        self.too_complex = False
         self.parse_tree = parse_tree
         self.source = b""
         self.cmds: list[SimpleCommand] = []
@@ -51,9 +63,21 @@ class TreeWalker:
         if "\x00" in script:
             self.errors.append("NUL byte in command")
             return []
+        if self.too_complex or script.count("|") > MAX_PIPES:
+            self.too_complex = True
+            return []
         text = _LINE_START_BACKSLASH.sub("\n ", script.replace("\r\n", "\n").replace("\r", "\n"))
         source = text.encode("utf-8", "surrogatepass")
-        tree = self.parse_tree(source.translate(_ASCII_ONLY))
+        ascii_only = source.translate(_ASCII_ONLY)
+        if not source.endswith((b"\n", b"\\")):
+            # tree-sitter-bash parses a pipeline that ends the input ten times slower than
+            # one ended by a newline (50 µs for ``a | b | c``); offsets are unchanged
+            ascii_only += b"\n"
+        tree = self.parse_tree(ascii_only)
+        self.nodes += tree.root_node.descendant_count
+        if self.too_complex or self.nodes > self.max_nodes:
+            self.too_complex = True
+            return []
         saved = (self.origin, self.depth, self.source)
         self.origin, self.depth, self.source = origin, depth, source
         try:
@@ -104,24 +128,63 @@ class TreeWalker:
             if marker is None:
                 return nested
             pseudo = [Word.literal(marker)]
+            if marker == "[[":
+                pseudo.extend(self.name_tests(node))
             index = self.add(pseudo, pairs=[], redirects=[], nested=nested, node=node, fn=fn)
             return [*nested, index]
         if kind == "comment":
             return []
+        if kind == "file_redirect":
+            # ``$(<file)``: a redirection on its own reads (or writes) the file
+            return self.with_redirects(
+                [], pairs=[], redirect_nodes=[node], nested=[], node=node, fn=fn
+            )
+        if kind == "for_statement":
+            return self.for_loop(node, fn)
         return [i for child in node.named_children for i in self.walk(child, fn)]
 
+    def name_tests(self, node: Node) -> list[Word]:
+        """``-v NAME`` / ``-R NAME`` operands of a test (bash evaluates subscripts in NAME)."""
+        out: list[Word] = []
+        stack = list(node.named_children)
+        while stack:
+            child = stack.pop()
+            if child.type == "unary_expression":
+                operator = child.named_children[0] if child.named_children else None
+                if operator is not None and self.text(operator) in ("-v", "-R"):
+                    operand = child.named_children[1:2]
+                    if operand:
+                        out += [Word.literal("-v"), self.word(operand[0], [])]
+            stack.extend(child.named_children)
+        return out
+
+    def for_loop(self, node: Node, fn: str | None) -> list[int]:
+        """``for NAME in ...`` assigns NAME: listed as a bare assignment before the body."""
+        variable = node.child_by_field_name("variable")
+        nested: list[int] = []
+        out: list[int] = []
+        if variable is not None:
+            pair = (self.text(variable), Word.literal(""))
+            out.append(self.add([], pairs=[pair], redirects=[], nested=nested, node=node, fn=fn))
+        out.extend(
+            i for child in node.named_children if child != variable for i in self.walk(child, fn)
+        )
+        return out
+
     def pipeline(self, stages: Sequence[Node], fn: str | None, before: list[int]) -> list[int]:
-        seen = list(before)
+        """Link each stage to the stage before it only (the closure is computed on demand,
+        see ``ParsedScript.sources``): linking to every earlier stage made long pipelines
+        quadratic in memory and cubic to judge."""
+        previous = frozenset(before)
         out: list[int] = []
         for stage in stages:
             ids = self.walk(stage, fn)
-            if seen:
+            if previous:
                 for i in ids:
                     cmd = self.cmds[i]
-                    self.cmds[i] = replace(
-                        cmd, upstream=cmd.upstream | frozenset(seen), piped_stdin=True
-                    )
-            seen.extend(ids)
+                    self.cmds[i] = cmd.linked(previous, piped_stdin=True)
+            if ids:
+                previous = frozenset(ids)
             out.extend(ids)
         return out
 
@@ -146,8 +209,7 @@ class TreeWalker:
         words: list[Word] = []
         pairs: list[tuple[str, Word]] = []
         redirect_nodes: list[Node] = []
-        for i, child in enumerate(node.children):
-            field = node.field_name_for_child(i)
+        for child, field in _children_with_fields(node):
             if child.type == "variable_assignment":
                 pairs.append(self.assignment(child, nested))
             elif child.type == "command_name":
@@ -215,11 +277,11 @@ class TreeWalker:
                 script, kind = "\n".join(b or "" for b in bodies), "here-document"
         if script is None:
             return []
-        self.cmds[index] = replace(cmd, inline_parsed=True)
+        self.cmds[index] = cmd.linked(frozenset(), inline_parsed=True)
         ids = self.run(script, origin=kind, depth=self.depth + 1)
         for i in ids:
             inner = self.cmds[i]
-            self.cmds[i] = replace(inner, upstream=inner.upstream | cmd.upstream, function=fn)
+            self.cmds[i] = inner.linked(cmd.upstream, function=fn)
         return ids
 
     def add(
@@ -290,6 +352,21 @@ class TreeWalker:
 
     def word(self, node: Node, nested: list[int]) -> Word:
         return read_word(node, lambda inner: nested.extend(self.walk(inner, None)), self.text)
+
+
+def _children_with_fields(node: Node) -> list[tuple[Node, str | None]]:
+    """The children of ``node`` with their field names, in one linear cursor walk
+    (``Node.field_name_for_child(i)`` scans from the first child each time)."""
+    out: list[tuple[Node, str | None]] = []
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return out
+    while True:
+        child = cursor.node
+        if child is not None:
+            out.append((child, cursor.field_name))
+        if not cursor.goto_next_sibling():
+            return out
 
 
 def _assignments(node: Node) -> list[Node]:

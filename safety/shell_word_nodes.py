@@ -30,6 +30,9 @@ def read_word(node: Node, walk: Callable[[Node], None], text: Callable[[Node], s
 
     ``text`` returns a node's source text.
     """
+    if node.type == "word":  # the common case, without the general walk
+        raw = text(node)
+        return Word(raw, ((LIT, unescape_unquoted(raw)),), escaped="\\" in raw)
     segs: list[tuple[str, str]] = []
     flags = {"quoted": False, "escaped": False, "ansi_c": False}
     _visit(node, segs, flags, walk, text)
@@ -54,7 +57,8 @@ def _visit(
     if kind == "word":
         flags["escaped"] |= "\\" in raw
         segs.append((LIT, unescape_unquoted(raw)))
-    elif kind in ("number", "variable_name", "file_descriptor"):
+    elif kind in ("number", "variable_name", "file_descriptor", "brace_expression"):
+        # brace_expression is a ``{1..3}`` sequence: literal text, expanded by the policy
         segs.append((LIT, raw))
     elif kind == "raw_string":
         flags["quoted"] = True

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 LIT = "lit"
@@ -24,21 +23,26 @@ class Word:
     quoted: bool = False
     escaped: bool = False
     ansi_c: bool = False
+    value: str = field(init=False, repr=False, compare=False)
+    """The text with each run-time piece replaced by ``UNKNOWN``."""
+    is_static: bool = field(init=False, repr=False, compare=False)
+    """True when the value is fully known before running."""
+
+    def __post_init__(self) -> None:
+        # computed once: words are read many times per evaluation
+        segments = self.segments
+        if len(segments) == 1 and segments[0][0] == LIT:
+            value, static = segments[0][1], True
+        else:
+            value = "".join(text if kind == LIT else UNKNOWN for kind, text in segments)
+            static = all(kind == LIT for kind, _ in segments)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "is_static", static)
 
     @classmethod
     def literal(cls, text: str) -> Word:
         """A plain word with a fixed value."""
         return cls(raw=text, segments=((LIT, text),))
-
-    @cached_property
-    def value(self) -> str:
-        """The text with each run-time piece replaced by ``UNKNOWN``."""
-        return "".join(text if kind == LIT else UNKNOWN for kind, text in self.segments)
-
-    @property
-    def is_static(self) -> bool:
-        """True when the value is fully known before running."""
-        return all(kind == LIT for kind, _ in self.segments)
 
     @property
     def is_plain(self) -> bool:

@@ -139,7 +139,7 @@ DENIED = [
     "echo x > .git/config",
     "cat payload > .git/hooks/pre-commit",
     "echo x > ../outside.txt",
-    "ls > /tmp/out.txt",
+    "ls > ~/out.txt",
     "> ~/.bashrc",
     "exec 3> /etc/motd",
     "tee /etc/hosts < x",
@@ -237,6 +237,7 @@ NEEDS_APPROVAL = [
     "ls ~",
     "cat ../secrets.txt",
     "cd /tmp",
+    "ls > /tmp/out.txt",  # below a temporary directory: asked on the host (issue 16)
     "PATH=/tmp/evil:$PATH ls",
     "GIT_PAGER=evil git log",
     "PAGER=evil git log",

@@ -112,7 +112,8 @@ def test_pipelines_and_substitutions_link_upstream() -> None:
     curl, tee, sh = parsed.commands
     assert curl.upstream == frozenset() and not curl.piped_stdin
     assert tee.upstream == {0} and tee.piped_stdin
-    assert sh.upstream == {0, 1}
+    assert sh.upstream == {1}  # direct links only; the closure is computed on demand
+    assert parsed.sources(2) == {0, 1}
     sub = parse("bash <(curl x)").commands
     assert sub[1].upstream == {0}
 

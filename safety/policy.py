@@ -29,7 +29,6 @@ __all__ = [
     "Finding",
     "PolicyFileError",
     "Verdict",
-    "benchmark",
 ]
 
 _MAX_RULES_IN_ALLOW = 6
@@ -121,10 +120,3 @@ def _decide(command: str, findings: list[Finding]) -> Decision:
         first.command or command,
         tuple(findings),
     )
-
-
-def benchmark(n: int = 2000) -> dict[str, object]:
-    """`lsp-agent bench policy`: see :func:`safety.policy_bench.measure`."""
-    from safety.policy_bench import measure
-
-    return measure(n)

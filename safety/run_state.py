@@ -4,6 +4,11 @@ Loops (the same call again and again, A-B-A-B ping-pong, the same error over and
 over) first produce a hint for the model; when the same loop is detected again after
 ``patience`` hints the run is stopped (``AgentState.stopped``;
 :meth:`AgentState.check` raises :class:`LoopStop`).
+
+One tool failing call after call is a loop too, whatever its arguments (a small model
+trying garbage commands one after another): a hint from the ``failure_hint_at``-th
+failure in a row, a stop at the ``failure_stop_at``-th. A command that could not run at
+all (shell exit code 126 or 127) counts as a failure.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ DETECTION_WINDOW = 16
 REPEAT = "repeat"
 PING_PONG = "ping_pong"
 SAME_ERROR = "same_error"
+SAME_TOOL_FAILING = "same_tool_failing"
 STEP_LIMIT = "step_limit"
 
 
@@ -54,6 +60,20 @@ class LoopStop(RuntimeError):
         self.signal = signal
 
 
+# Shell exit codes that mean the command never ran.
+COMMAND_NOT_RUN = {126: "was found but cannot be executed", 127: "was not found"}
+
+
+def command_not_run(result: Any) -> str | None:
+    """The error of a command result whose command never ran (exit 126/127), else None."""
+    if not isinstance(result, Mapping):
+        return None
+    code = result.get("exit_code")
+    if code not in COMMAND_NOT_RUN:
+        return None
+    return f"exit code {code}: the command {COMMAND_NOT_RUN[code]}"
+
+
 # One encoder, built once: json.dumps with options builds a new one on every call (~1 µs of
 # the wrapper's per-call cost).
 _CANONICAL_JSON = json.JSONEncoder(sort_keys=True, default=repr, ensure_ascii=False)
@@ -85,15 +105,21 @@ class AgentState:
         error_limit: int = 3,
         ping_pong_cycles: int = 2,
         patience: int = 1,
+        failure_hint_at: int = 2,
+        failure_stop_at: int = 5,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if min(repeat_limit, error_limit, ping_pong_cycles) < 2 or patience < 1:
+        if min(repeat_limit, error_limit, ping_pong_cycles, failure_hint_at) < 2 or patience < 1:
             raise ValueError("limits must be >= 2 and patience >= 1")
+        if failure_stop_at <= failure_hint_at:
+            raise ValueError("failure_stop_at must come after failure_hint_at")
         self.max_steps = max_steps
         self.repeat_limit = repeat_limit
         self.error_limit = error_limit
         self.ping_pong_cycles = ping_pong_cycles
         self.patience = patience
+        self.failure_hint_at = failure_hint_at
+        self.failure_stop_at = failure_stop_at
         self._clock = clock
         self._step = 0
         self._calls: list[ToolCall] = []
@@ -144,6 +170,8 @@ class AgentState:
         """Record a call (a tool-error dict ``result`` counts as an error); report loops."""
         if error is None and is_tool_error(result):
             error = f"{result['error']}: {result['message']}"
+        if error is None:
+            error = command_not_run(result)
         call = ToolCall(
             self._step,
             tool,
@@ -156,7 +184,7 @@ class AgentState:
         self._calls.append(call)
         signal = self._detect()
         if signal is None:
-            return None
+            return self._failing_tool()
         key = (signal.kind, self._signature(signal.kind))
         detections = self._hinted.get(key, 0) + 1
         self._hinted[key] = detections
@@ -234,6 +262,40 @@ class AgentState:
                 cycles,
             )
         return None
+
+    def _failing_tool(self) -> LoopSignal | None:
+        """The last tool has failed `failure_hint_at` times in a row or more, with any
+        arguments: hint, and stop at `failure_stop_at`."""
+        last = self._calls[-1]
+        if last.ok:
+            return None
+        failures = 0
+        for call in reversed(self._calls):
+            if call.ok or call.tool != last.tool:
+                break
+            failures += 1
+            if failures >= self.failure_stop_at:
+                break
+        if failures < self.failure_hint_at:
+            return None
+        if failures >= self.failure_stop_at:
+            stop = LoopSignal(
+                SAME_TOOL_FAILING,
+                f"Stopping the run: {last.tool} failed {failures} times in a row, with "
+                f"different arguments, and no other tool was tried in between. The last "
+                f"error: {last.error}",
+                failures,
+                stop=True,
+            )
+            self._stop(stop)
+            return stop
+        return LoopSignal(
+            SAME_TOOL_FAILING,
+            f"{last.tool} failed {failures} times in a row. Changing its arguments again "
+            "is unlikely to help: read the error's recovery_suggestion, use another tool "
+            'to learn what you need, or finish with final_answer(answer="<your answer>").',
+            failures,
+        )
 
     def _ping_pong_cycles(self) -> int:
         calls = self._calls

@@ -129,6 +129,9 @@ class AgentTool(Tool):  # type: ignore[misc]
     def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
         return None
 
+    def approval_refused(self, arguments: dict[str, Any], ask: ApprovalAsk, reason: str) -> None:
+        """The user refused what `approval_for` asked (the call is not run): record it."""
+
     def command_of(self, arguments: dict[str, Any]) -> str | None:
         """The shell command this call would run (judged by the policy), if any."""
         if self.command_input is None:

@@ -130,7 +130,7 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
         try:
             checked = check_arguments(self.inner, arguments, self.context)
             ask = self._policy(checked, record)
-            self._approve(ask or self.inner.approval_for(checked), record)
+            self._approve(ask or self.inner.approval_for(checked), record, checked)
             return self._execute(checked)
         except Refusal as refusal:
             return refusal.error
@@ -158,13 +158,16 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             )
         return None
 
-    def _approve(self, ask: ApprovalAsk | None, record: CallRecord) -> None:
+    def _approve(
+        self, ask: ApprovalAsk | None, record: CallRecord, arguments: dict[str, Any]
+    ) -> None:
         if ask is None:
             return
         outcome = self.context.approvals.ask(ask)
         record.approval = outcome.status.value
         if not outcome.approved:
             reason = outcome.reason or "the user said no"
+            self.inner.approval_refused(arguments, ask, reason)
             raise Refusal(
                 tool_error(
                     ErrorType.APPROVAL_REJECTED,

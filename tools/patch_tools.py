@@ -17,7 +17,7 @@ from safety.approvals import ApprovalKind
 from safety.errors import ErrorType
 from tools.base import AgentTool, ApprovalAsk, ToolFailure
 from tools.patch_model import PatchError, PatchResult
-from tools.patch_store import StoredPatch, is_stale, rebase
+from tools.patch_store import StoredPatch, is_stale, next_step, rebase
 from tools.patching import apply_diff
 from tools.search_replace import apply_search_replace
 
@@ -132,13 +132,21 @@ class ApplyPatch(PatchToolBase):
             details="\n".join([*flags, self.check_text(patch.check)]),
         )
 
+    def approval_refused(self, arguments: dict[str, Any], ask: ApprovalAsk, reason: str) -> None:
+        """A rejected patch is marked so: the step notes never suggest applying it again."""
+        if ask.kind is ApprovalKind.PATCH:
+            patch = self.context.patches.get(arguments.get("patch_id"))
+            self.context.patches.set_status(patch.id, "rejected", reason)
+
     def forward(self, patch_id: str) -> str:
         patch = self.context.patches.get(patch_id)
         if patch.status != "proposed":
             raise ToolFailure(
                 ErrorType.INVALID_ARGUMENT,
                 f"Patch {patch.id} is {patch.status}; only a proposed patch can be applied.",
-                "Current patches:\n" + self.context.patches.summary(),
+                next_step(patch.id, patch.status)
+                + "\nCurrent patches:\n"
+                + self.context.patches.summary(),
                 patch_id=patch.id,
             )
         changed = is_stale(patch, self.context.workspace)

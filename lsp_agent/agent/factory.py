@@ -9,8 +9,9 @@ and a callback that reports progress and honours cancel and loop stops.
 from __future__ import annotations
 
 import json
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from smolagents import ToolCallingAgent
@@ -20,23 +21,53 @@ from smolagents.monitoring import LogLevel
 
 from lsp_agent.agent.context_budget import CHARS_PER_TOKEN, ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.prompts import next_hint, small_model_templates, step_notes
+from lsp_agent.agent.prompts import small_model_templates, step_notes
 from lsp_agent.models.messages import action_messages, memory_messages
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 from tools.base import ToolContext
+from tools.patch_store import next_step
 from tools.registry import build_tools
 
+STEP_LIMIT_PROGRESS = "Step limit reached: the run ends here, with a summary of what was done."
 PLACEHOLDER_ANSWERS = {"", "final_answer", "answer", "...", "<your answer>", "none", "null"}
+# Ids that name something but say nothing: patch p1, approval a1, job 3 (or its token).
+BARE_IDS = (
+    ("a patch id", re.compile(r"p\d+", re.IGNORECASE)),
+    ("an approval id", re.compile(r"a\d+", re.IGNORECASE)),
+    ("a job id", re.compile(r"(lsp-agent/)?job[\s/#_-]*\d+", re.IGNORECASE)),
+)
+SAY_IT_IN_WORDS = (
+    'Call final_answer(answer="<what you found and did, in plain words>") with your '
+    "actual answer for the user."
+)
+
+
+def empty_answer_reason(text: str, tool_names: Collection[str] = ()) -> str | None:
+    """Why `text` is not an answer (a placeholder, a bare id, a tool name), or None.
+
+    A number or word that answers the task (`42`, `yes`) is an answer."""
+    stripped = text.strip()
+    if stripped.lower() in PLACEHOLDER_ANSWERS or stripped.startswith("<"):
+        return "the final answer is empty or a placeholder"
+    bare = stripped.strip("'\"`.").strip()
+    for what, pattern in BARE_IDS:
+        if pattern.fullmatch(bare):
+            return (
+                f"the final answer is only {what} ({bare}); it tells the user nothing "
+                "about what was found or done"
+            )
+    if bare in tool_names:
+        return f"the final answer is only the name of the tool {bare}, not an answer"
+    return None
 
 
 def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
-    """A final answer must say something: not empty, not a placeholder or the tool's name."""
-    text = str(final_answer).strip()
-    if text.lower() in PLACEHOLDER_ANSWERS or text.startswith("<"):
-        raise ValueError(
-            "the final answer is empty or a placeholder. Call final_answer with "
-            "answer set to your actual answer in plain words."
-        )
+    """A final answer must say something: not empty, not a placeholder, a bare id or a
+    tool's name. Refused answers become the step's error, which the model sees."""
+    tools = getattr(agent, "tools", None) or {}
+    reason = empty_answer_reason(str(final_answer), tuple(tools))
+    if reason is not None:
+        raise ValueError(f"{reason}. {SAY_IT_IN_WORDS}")
     return True
 
 
@@ -51,7 +82,7 @@ class LspAgent(ToolCallingAgent):  # type: ignore[misc]
         messages = memory_messages(self.memory)
         patches = self.tool_context.patches
         latest = patches.latest()
-        hint = next_hint(latest.id, latest.status) if latest else ""
+        hint = next_step(latest.id, latest.status) if latest else ""
         notes = step_notes(self.step_number, self.max_steps, patches.summary(), hint)
         if notes and not summary_mode:
             messages.append(
@@ -110,6 +141,12 @@ class StepMonitor:
         self.tools_used: list[str] = []
 
     def __call__(self, step: ActionStep, agent: LspAgent) -> None:
+        if step.step_number > self.max_steps:
+            # smolagents' closing summary after the last step: not a step of its own.
+            self.on_progress(
+                ProgressEvent(self.max_steps, self.max_steps, None, STEP_LIMIT_PROGRESS, "info")
+            )
+            return
         self.context.state.begin_step()
         tool = step.tool_calls[0].name if step.tool_calls else None
         if tool:

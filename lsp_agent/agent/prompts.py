@@ -41,16 +41,6 @@ def small_model_templates() -> dict[str, Any]:
     return templates
 
 
-def next_hint(patch_id: str, status: str) -> str:
-    """What to do after the latest patch. Small models otherwise re-show or re-propose a
-    patch in a loop (SmolLM2-135M: 0/10 demo runs without this line, 10/10 with it)."""
-    if status == "proposed":
-        return f'Next: apply it with apply_patch(patch_id="{patch_id}").'
-    if status == "applied":
-        return "Next: call final_answer with a short summary, unless more changes are needed."
-    return ""
-
-
 def step_notes(step: int, max_steps: int, patches: str, next_step: str = "") -> str:
     """A short note added after the history: patch state, what to do next, steps left."""
     notes = []

@@ -43,9 +43,8 @@ def _tool_context(
     state = AgentState(max_steps=settings.agent_max_steps + 1)
 
     def tool_started(name: str, arguments: dict[str, Any]) -> None:
-        on_progress(
-            ProgressEvent(state.step + 1, settings.agent_max_steps, name, f"running {name}", "tool")
-        )
+        step = min(state.step + 1, settings.agent_max_steps)
+        on_progress(ProgressEvent(step, settings.agent_max_steps, name, f"running {name}", "tool"))
 
     return ToolContext(
         workspace=workspace,
@@ -78,6 +77,15 @@ def offer_argument_choices(model: Any, context: ToolContext) -> None:
         }
 
     model.argument_choices = choices
+
+
+def step_limit_message(max_steps: int) -> str:
+    """Why a run that used all its steps ended, and what the user can do about it."""
+    return (
+        f"The step limit ({max_steps} steps) ended the run before a final answer. Give a "
+        "more precise task, or allow more steps (`lsp-agent run --max-steps N`, or the "
+        "AGENT_MAX_STEPS setting)."
+    )
 
 
 def _status(
@@ -157,6 +165,8 @@ def run_agent_job(
         message = context.state.stop_signal.hint
     elif error is not None and status == "failed":
         message = f"{type(error).__name__}: {error}"
+    elif status == "max_steps":
+        message = step_limit_message(settings.agent_max_steps)
     usage = robust.token_usage
     return JobResult(
         status=status,

@@ -2,15 +2,20 @@
 
 Phoenix being down must never slow a run or break it: spans are exported by a batch
 processor in a background thread, the exporter has a short timeout, and after a failed
-export it stops trying for a while (one warning, not one per batch).
+export it stops trying for a while. A user sees one line about it, once per process and
+before the first step: set-up probes the endpoint (a TCP connect, at most half a second)
+and says when traces are off. OpenTelemetry's own exporter log lines are silenced; the
+exporter keeps retrying quietly, so traces resume when Phoenix comes up.
 """
 
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from urllib.parse import urlsplit
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -24,19 +29,56 @@ log = logging.getLogger(__name__)
 
 EXPORT_TIMEOUT_S = 2.0
 RETRY_AFTER_S = 30.0
+PROBE_TIMEOUT_S = 0.5
+# OpenTelemetry's exporters log an ERROR per failed batch ("Failed to export span batch due
+# to timeout…") and a WARNING per retry; ForgivingExporter reports failures itself.
+EXPORTER_LOGGERS = ("opentelemetry.exporter.otlp", "opentelemetry.sdk.trace.export")
+
+
+def traces_off_line(endpoint: str) -> str:
+    """The one line a user sees when Phoenix is enabled but not reachable."""
+    return (
+        f"Traces are off: Phoenix is not reachable at {endpoint}. Start it with "
+        "`lsp-agent phoenix`, or set PHOENIX_ENABLED=false to hide this line."
+    )
+
+
+def endpoint_reachable(endpoint: str, timeout_s: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether something accepts TCP connections at the endpoint's host and port."""
+    parts = urlsplit(endpoint)
+    if not parts.hostname:
+        return False
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname, port), timeout=timeout_s):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def silence_exporter_logs() -> None:
+    """Keep OpenTelemetry's per-batch export errors off the user's screen."""
+    for name in EXPORTER_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 class ForgivingExporter(SpanExporter):
     """Wraps an exporter: a failure warns once and pauses exports for `retry_after_s`."""
 
     def __init__(
-        self, inner: SpanExporter, endpoint: str, retry_after_s: float = RETRY_AFTER_S
+        self,
+        inner: SpanExporter,
+        endpoint: str,
+        retry_after_s: float | None = None,
+        *,
+        warned: bool = False,
     ) -> None:
         self._inner = inner
         self._endpoint = endpoint
-        self._retry_after_s = retry_after_s
-        self._paused_until = 0.0
-        self._warned = False
+        self._retry_after_s = RETRY_AFTER_S if retry_after_s is None else retry_after_s
+        # Already warned (set-up said traces are off): start paused, and stay quiet.
+        self._paused_until = time.monotonic() + self._retry_after_s if warned else 0.0
+        self._warned = warned
         self._lock = threading.Lock()
         self.dropped = 0
 
@@ -72,9 +114,13 @@ class ForgivingExporter(SpanExporter):
 
 
 def build_tracer_provider(
-    settings: Settings, exporter: SpanExporter | None = None
+    settings: Settings, exporter: SpanExporter | None = None, *, reachable: bool = True
 ) -> TracerProvider:
-    """A provider with our resource; exports to Phoenix when enabled (or to `exporter`)."""
+    """A provider with our resource; exports to Phoenix when enabled (or to `exporter`).
+
+    `reachable=False` says the user was already told Phoenix is down: the exporter starts
+    paused and never warns again.
+    """
     resource = Resource.create(
         {
             "service.name": "lsp-agent",
@@ -86,9 +132,11 @@ def build_tracer_provider(
     if exporter is None and settings.phoenix_enabled:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
+        silence_exporter_logs()
         exporter = ForgivingExporter(
             OTLPSpanExporter(endpoint=settings.phoenix_endpoint, timeout=EXPORT_TIMEOUT_S),
             settings.phoenix_endpoint,
+            warned=not reachable,
         )
     if exporter is not None:
         provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=500))
@@ -105,12 +153,18 @@ def instrument_smolagents(provider: TracerProvider) -> None:
 
 
 def setup_telemetry(
-    settings: Settings, *, exporter: SpanExporter | None = None, instrument: bool = True
+    settings: Settings,
+    *,
+    exporter: SpanExporter | None = None,
+    instrument: bool = True,
+    on_notice: Callable[[str], None] | None = None,
 ) -> TracerProvider | None:
     """Install the global TracerProvider (once per process) and the smolagents instrumentor.
 
     Returns the provider, or None when export is off and no exporter is given (the
-    OpenTelemetry API then stays a no-op, costing nothing).
+    OpenTelemetry API then stays a no-op, costing nothing). When Phoenix is enabled but
+    not reachable, the install logs one warning (`traces_off_line`) and passes it to
+    `on_notice`; later calls find the provider installed and say nothing.
     """
     current = trace.get_tracer_provider()
     if isinstance(current, TracerProvider):
@@ -118,8 +172,14 @@ def setup_telemetry(
     else:
         if not settings.phoenix_enabled and exporter is None:
             return None
-        provider = build_tracer_provider(settings, exporter)
+        reachable = exporter is not None or endpoint_reachable(settings.phoenix_endpoint)
+        provider = build_tracer_provider(settings, exporter, reachable=reachable)
         trace.set_tracer_provider(provider)
+        if not reachable:
+            line = traces_off_line(settings.phoenix_endpoint)
+            log.warning("%s", line)
+            if on_notice is not None:
+                on_notice(line)
     if instrument:
         instrument_smolagents(provider)
     return provider

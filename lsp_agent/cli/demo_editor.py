@@ -107,6 +107,14 @@ class DemoEditor(HeadlessClient):
         if params.message.startswith(JOB_END_PREFIX):
             self.job_ended.set()
 
+    def on_log(self, params: types.LogMessageParams) -> None:
+        """A warning in the editor's log is shown (e.g. that traces are off); a job's
+        summary is not (its end is told by showMessage)."""
+        if params.type == types.MessageType.Warning and not params.message.startswith(
+            "lsp-agent job "
+        ):
+            self.show(f"   {params.message}")
+
     # ---- what the user does ---------------------------------------------------------------
     def open(self, path: Path) -> str:
         uri = path.resolve().as_uri()

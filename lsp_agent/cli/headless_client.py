@@ -51,10 +51,13 @@ class HeadlessClient(LanguageClient):
 
         @self.feature(types.WINDOW_LOG_MESSAGE)
         def on_log_message(params: types.LogMessageParams) -> None:
-            return None
+            self.on_log(params)
 
     def on_message(self, params: types.ShowMessageParams) -> None:
         """Called for every `window/showMessage` (subclasses react to it)."""
+
+    def on_log(self, params: types.LogMessageParams) -> None:
+        """Called for every `window/logMessage` (subclasses may show some)."""
 
 
 @asynccontextmanager

@@ -31,9 +31,16 @@ def data_home() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "lsp-agent"
 
 
+def pinned_requirements() -> bytes:
+    """The requirement lines of `REQUIREMENTS`, comments left out (a comment is no reason
+    to build a new environment)."""
+    lines = REQUIREMENTS.read_text(encoding="utf-8").splitlines(keepends=True)
+    return "".join(line for line in lines if not line.lstrip().startswith("#")).encode()
+
+
 def environment_dir() -> Path:
     """The Phoenix environment, named by a hash of the pinned requirements."""
-    digest = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()[:12]
+    digest = hashlib.sha256(pinned_requirements()).hexdigest()[:12]
     return data_home() / f"phoenix-env-{digest}"
 
 

@@ -37,8 +37,13 @@ def approval_gate(yes: bool, console: Console, interactive: bool) -> ApprovalGat
 
 
 def print_progress(console: Console, event: ProgressEvent) -> None:
+    # Text from the model and the repository is printed as text, never as rich markup
+    # (a patch line's "[rejected]" would otherwise vanish as an unknown tag).
     if event.kind == "tool":
         console.print(f"[dim]  … {inert(event.tool or '')}[/dim]")
+        return
+    if event.kind == "info":
+        console.print(f"[yellow]{inert(event.message)}[/yellow]")
         return
     tool = f"[cyan]{inert(event.tool)}[/cyan]" if event.tool else "(no tool)"
     console.print(f"step {event.step}/{event.max_steps} {tool} {inert(event.message)}")

@@ -141,6 +141,7 @@ class JobHost:
             job.progress(event)
             reporter.report(event)
 
+        self._announce_traces(settings)
         try:
             run_agent_job = self.runner()
             return run_agent_job(
@@ -154,6 +155,21 @@ class JobHost:
             )
         finally:
             gate.close("the job ended")
+
+    def _announce_traces(self, settings: Settings) -> None:
+        """Install tracing before the job's first step: when Phoenix is down, the log and
+        the editor are told once per server (later jobs find tracing installed)."""
+        if not settings.phoenix_enabled:
+            return
+        from lsp_agent.agent.telemetry import setup_telemetry
+
+        def tell_editor(line: str) -> None:
+            log_message(self.client, types.MessageType.Warning, f"lsp-agent: {line}")
+
+        try:
+            setup_telemetry(settings, instrument=False, on_notice=tell_editor)
+        except Exception:  # tracing must never stop a job
+            log.exception("telemetry set-up failed; continuing without traces")
 
     def _pending(self, job: Job, request: ApprovalRequest, ask: ApprovalAsk) -> None:
         self._owners[request.id] = job.id
@@ -272,7 +288,7 @@ def _summary(job: Job, result: JobResult) -> tuple[str, types.MessageType, str]:
     if result.status == "cancelled":
         return "cancelled", types.MessageType.Info, f"{prefix}: cancelled; nothing more was changed"
     if result.status == "max_steps":
-        text = f"{prefix}: stopped after {result.steps} steps without a final answer"
+        text = f"{prefix}: {result.error or 'stopped at the step limit without a final answer'}"
         return "stopped", types.MessageType.Warning, text
     if result.status == "stopped":
         return "stopped", types.MessageType.Warning, f"{prefix}: stopped: {result.error}"

@@ -98,7 +98,8 @@ def litellm_params(
         "max_tokens": settings.model_max_tokens,
         "max_retries": 0,
         # LiteLLM 1.106 imports its MCP gateway (which needs the absent `mcp` package) for every
-        # request that carries tools; this documented internal switch skips that path.
+        # request that carries tools; this documented internal switch skips that path. The pin
+        # and what to re-test on upgrade: the comment above litellm in pyproject.toml.
         "_skip_mcp_handler": True,
     }
     if endpoint.api_base:

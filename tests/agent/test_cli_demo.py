@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -32,8 +34,10 @@ WRONG_FIX = [
 ]
 
 
-def run_demo(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SANDBOX_BACKEND": "local", "PHOENIX_ENABLED": "false"}
+def run_demo(
+    *args: str, timeout: float = 240, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SANDBOX_BACKEND": "local", "PHOENIX_ENABLED": "false", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "lsp_agent", "demo", *args],
         capture_output=True,
@@ -75,6 +79,22 @@ def test_a_fixing_model_goes_through_the_server_and_the_approval(tmp_path: Path)
     assert "+    return sum(values) / len(values)" in text
     assert "Tests pass after the agent: True" in text
     assert "Result: FIXED" in text
+
+
+def test_phoenix_down_is_one_line_before_the_first_step(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {"PHOENIX_ENABLED": "true", "PHOENIX_ENDPOINT": f"http://127.0.0.1:{port}/v1/traces"}
+    out = run_demo("--model", scripted(tmp_path, FIX), env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = (out.stdout + out.stderr).splitlines()
+    # (case-sensitive: the script's path holds this test's lower-case name)
+    traces = [i for i, line in enumerate(lines) if re.search(r"Phoenix|[Tt]race|span", line)]
+    assert len(traces) == 1, out.stdout + out.stderr
+    assert "Traces are off: Phoenix is not reachable" in lines[traces[0]]
+    first_step = next(i for i, line in enumerate(lines) if "step 1/" in line)
+    assert traces[0] < first_step, out.stdout
 
 
 def test_a_model_that_does_not_fix_it_is_reported_plainly(tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +21,9 @@ FIX = [
 ]
 
 
-def lsp_agent_run(repo: Path, script: list[dict], *args: str, tmp_path: Path):
+def lsp_agent_run(
+    repo: Path, script: list[dict], *args: str, tmp_path: Path, env: dict[str, str] | None = None
+):
     script_file = tmp_path / "script.json"
     script_file.write_text(json.dumps(script))
     env = {
@@ -27,6 +31,7 @@ def lsp_agent_run(repo: Path, script: list[dict], *args: str, tmp_path: Path):
         "MODEL_ID": f"scripted:{script_file}",
         "SANDBOX_BACKEND": "none",
         "PHOENIX_ENABLED": "false",
+        **(env or {}),
     }
     return subprocess.run(
         [sys.executable, "-m", "lsp_agent", "run", *args, "--repo", str(repo)],
@@ -50,6 +55,7 @@ def test_without_a_terminal_or_yes_nothing_is_written(tmp_repo: Path, tmp_path: 
     before = (tmp_repo / "pkg" / "calc.py").read_bytes()
     out = lsp_agent_run(tmp_repo, FIX, "fix add", tmp_path=tmp_path)
     assert "no terminal to ask and no --yes" in out.stdout
+    assert "patch p1: pkg/calc.py [rejected]" in out.stdout, out.stdout
     assert (tmp_repo / "pkg" / "calc.py").read_bytes() == before
     assert out.returncode == 0  # the scripted model still gives its final answer
 
@@ -59,6 +65,48 @@ def test_max_steps_exits_1(tmp_repo: Path, tmp_path: Path) -> None:
     out = lsp_agent_run(tmp_repo, loop, "loop", "--max-steps", "3", tmp_path=tmp_path)
     assert out.returncode == 1
     assert "max_steps" in out.stdout
+    counts = re.findall(r"step (\d+)/(\d+)", out.stdout)
+    assert counts and all(int(step) <= int(limit) for step, limit in counts), out.stdout
+    assert "step 3/3" in out.stdout and "step 4/3" not in out.stdout
+    assert "Reached max steps" not in out.stdout
+    assert "The step limit (3 steps) ended the run" in out.stdout
+    assert "--max-steps" in out.stdout and "more precise task" in out.stdout
+
+
+def test_unreachable_phoenix_is_one_line_before_the_first_step(
+    tmp_repo: Path, tmp_path: Path
+) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(FIX))
+    env = {
+        **os.environ,
+        "MODEL_ID": f"scripted:{script_file}",
+        "SANDBOX_BACKEND": "none",
+        "PHOENIX_ENABLED": "true",
+        "PHOENIX_ENDPOINT": f"http://127.0.0.1:{port}/v1/traces",
+        "PYTHONUNBUFFERED": "1",  # stdout and stderr in the order they were written
+    }
+    out = subprocess.run(
+        [sys.executable, "-m", "lsp_agent", "run", "fix add", "--yes", "--repo", str(tmp_repo)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert out.returncode == 0, out.stdout
+    lines = out.stdout.splitlines()
+    traces = [i for i, line in enumerate(lines) if re.search(r"phoenix|trace|span", line, re.I)]
+    assert len(traces) == 1, out.stdout
+    line = lines[traces[0]]
+    assert "Traces are off: Phoenix is not reachable" in line, line
+    assert "lsp-agent phoenix" in line and "PHOENIX_ENABLED=false" in line
+    first_step = next(i for i, text in enumerate(lines) if text.startswith("step 1/"))
+    assert traces[0] < first_step, out.stdout
 
 
 def test_bad_usage_exits_2(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from lsp_agent.models.embedded.grammar_sampler import (
 from lsp_agent.models.embedded.model import embedded_gguf
 from lsp_agent.models.embedded.tool_grammar import (
     MAX_ANSWER_CHARS,
+    MIN_ANSWER_CHARS,
     arguments_grammar,
     call_head,
     call_text,
@@ -68,13 +69,14 @@ VALID = [
     call("git_log"),
     call("git_log", n=-3),
     call("propose_patch", path="calc.py", old='x = "a"\n\ty', new="naïve ✓ \\ / \u0001"),
-    call("final_answer", answer=""),
+    call("final_answer", answer="Nothing to change."),
     call("run_tests"),
     call("rg_search", pattern="def (\\w+)", glob="*.py"),
     '{"name": "final_answer", "arguments": {"answer": "naïve ✓ – raw UTF-8"}}',
 ]
 INVALID = [
     ('{"name": "nope", "arguments": {}}', "unknown tool"),
+    (call("final_answer", answer=""), "shorter than"),
     (call("read_file"), "missing required argument"),
     (call("read_file", path="calc.py", start_line="3"), "must be an integer"),
     (call("read_file", path="calc.py", start_line=1.5), "must be an integer"),
@@ -98,7 +100,7 @@ def test_the_grammar_names_every_tool_and_llama_cpp_parses_it(
     grammar = tool_call_grammar(tool_specs(tools))
     for name in [*TOOL_NAMES, "final_answer"]:
         assert f'"{name}\\", \\"arguments\\": {{"' in grammar
-    assert grammar_accepts(vocab, grammar, call("final_answer", answer="done"))
+    assert grammar_accepts(vocab, grammar, call("final_answer", answer="Done: no change."))
     with pytest.raises(GrammarError):
         grammar_accepts(vocab, "root ::= nowhere", "x")
 
@@ -177,6 +179,12 @@ def test_a_final_answer_is_a_short_summary(vocab: ConstrainedLlama) -> None:
     assert grammar_accepts(vocab, grammar, call("final_answer", answer=longest))
     assert not grammar_accepts(vocab, grammar, call("final_answer", answer=longest + "x"))
     assert grammar_accepts(vocab, grammar, call("say", text=longest + "x"))
+    shortest = "x" * MIN_ANSWER_CHARS
+    assert grammar_accepts(vocab, grammar, call("final_answer", answer=shortest))
+    for bare in ("p1", shortest[1:]):  # a bare patch id is no answer; nor is a word
+        assert not grammar_accepts(vocab, grammar, call("final_answer", answer=bare))
+        assert "shorter than" in str(check_call(call("final_answer", answer=bare), specs))
+    assert grammar_accepts(vocab, grammar, call("say", text="p1"))
 
 
 def test_number_boolean_and_json_arguments(vocab: ConstrainedLlama) -> None:

@@ -95,6 +95,10 @@ async def test_real_job_rejected_leaves_the_file_byte_identical(
     await job_end(real_editor, started["jobId"])
     assert (workspace / "app.py").read_bytes() == APP.encode()
     assert any("rejected" in r for r in tool_results(model)), json.dumps(tool_results(model))
+    # The step note after the rejection: listed as rejected, never offered again.
+    note = str(model.chat_requests[-1]["messages"][-1].get("content"))
+    assert "p1: app.py [rejected]" in note, note
+    assert "apply it with" not in note and "do not apply it again" in note, note
 
 
 async def test_real_job_with_a_scripted_model_file(

@@ -95,3 +95,60 @@ def test_phoenix_down_never_breaks_a_run() -> None:
         "print('done')\n"
     )
     assert run_python(code) == "done"
+
+
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_endpoint_probe_tells_listening_from_closed() -> None:
+    import socket
+
+    from lsp_agent.agent.telemetry import endpoint_reachable
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert endpoint_reachable(f"http://127.0.0.1:{port}/v1/traces")
+    assert not endpoint_reachable(f"http://127.0.0.1:{closed_port()}/v1/traces")
+    assert not endpoint_reachable("not a url")
+
+
+def test_phoenix_down_is_one_line_at_set_up_and_nothing_after() -> None:
+    """Two set-ups, spans exported through the real OTLP exporter after the pause: one line
+    (the log and on_notice), and none of OpenTelemetry's own export errors."""
+    code = (
+        "import logging, sys\n"
+        "from opentelemetry import trace\n"
+        "from lsp_agent.logging_setup import configure_logging\n"
+        "from lsp_agent.settings import Settings\n"
+        "from lsp_agent.agent import telemetry\n"
+        "configure_logging('DEBUG')\n"
+        "telemetry.RETRY_AFTER_S = 0.0  # retry at once: the OTLP exporter really runs\n"
+        f"settings = Settings(phoenix_endpoint='http://127.0.0.1:{closed_port()}/v1/traces')\n"
+        "notices = []\n"
+        "provider = telemetry.setup_telemetry(settings, instrument=False, "
+        "on_notice=notices.append)\n"
+        "telemetry.setup_telemetry(settings, instrument=False, on_notice=notices.append)\n"
+        "tracer = trace.get_tracer('t')\n"
+        "for i in range(3):\n"
+        "    with tracer.start_as_current_span(f's{i}'):\n"
+        "        pass\n"
+        "    provider.force_flush()\n"
+        "provider.shutdown()\n"
+        "print(len(notices))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1", "the editor hook is told once"
+    lines = [line for line in out.stderr.splitlines() if "opentelemetry" in line.lower()]
+    assert lines == [], lines
+    phoenix = [line for line in out.stderr.splitlines() if "Phoenix" in line]
+    assert len(phoenix) == 1, out.stderr
+    assert "Traces are off" in phoenix[0] and "lsp-agent phoenix" in phoenix[0]
+    assert "PHOENIX_ENABLED=false" in phoenix[0]

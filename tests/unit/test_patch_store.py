@@ -15,6 +15,7 @@ from tools.patch_store import (
     UnknownPatchError,
     content_hash,
     is_stale,
+    next_step,
     normalise_id,
     rebase,
 )
@@ -196,3 +197,15 @@ def test_rebase_onto_a_conflicting_edit(tmp_repo: Path) -> None:
     assert result.kind == ErrorType.PATCH_DOES_NOT_APPLY
     assert result.hunk == 1
     assert "2 |     return sum((a, b))" in result.current
+
+
+def test_next_step_never_offers_a_patch_that_cannot_be_applied() -> None:
+    assert next_step("p1", "proposed") == 'Next: apply it with apply_patch(patch_id="p1").'
+    assert "final_answer" in next_step("p1", "applied")
+    for status in ("rejected", "failed", "stale"):
+        note = next_step("p2", status)
+        assert "apply_patch" not in note and "do not apply it again" in note, status
+        assert "p2" in note and "final_answer" in note, status
+    assert "the user rejected p2" in next_step("p2", "rejected")
+    assert "propose a different change" in next_step("p2", "rejected")
+    assert "propose a new patch" in next_step("p2", "stale")

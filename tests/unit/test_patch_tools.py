@@ -83,7 +83,8 @@ def test_bad_diffs_become_errors_with_hints(setup) -> None:
     garbage = json.loads(tools["propose_patch_unified"](diff="this is not a diff"))
     assert garbage["error"] in {ErrorType.PATCH_INVALID, ErrorType.PATCH_DOES_NOT_APPLY}
     wrong = CALC_DIFF.replace("-    return a + b", "-    return a * b")
-    placed = json.loads(tools["propose_patch_unified"](diff=wrong))
+    # The second failure in a row: a loop hint follows the error.
+    placed, _ = json.JSONDecoder().raw_decode(tools["propose_patch_unified"](diff=wrong))
     assert placed["error"] == ErrorType.PATCH_DOES_NOT_APPLY
     assert "return a + b" in json.dumps(placed), "the current text is shown"
     outside = json.loads(tools["propose_patch"](path="../x.py", old="", new="x"))

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from safety.policy import CommandPolicy, Verdict, benchmark
+from safety.policy import CommandPolicy, Verdict
 from safety.policy_bench import MIXED_COMMANDS, worst_cases
+from safety.policy_bench import measure as benchmark
 from safety.shell_parse import MAX_SYNTAX_NODES, parse
 
 POLICY = CommandPolicy()

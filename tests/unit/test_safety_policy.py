@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from safety.policy import CommandPolicy, Decision, Verdict, benchmark
+from safety.policy import CommandPolicy, Decision, Verdict
+from safety.policy_bench import measure as benchmark
 
 ALLOW = Verdict.ALLOW
 APPROVE = Verdict.REQUIRE_APPROVAL

@@ -9,10 +9,12 @@ from safety.run_state import (
     PING_PONG,
     REPEAT,
     SAME_ERROR,
+    SAME_TOOL_FAILING,
     STEP_LIMIT,
     AgentState,
     LoopStop,
     args_hash,
+    command_not_run,
 )
 
 
@@ -95,7 +97,7 @@ def test_ping_pong() -> None:
 
 
 def test_same_error_repeated() -> None:
-    state = AgentState(error_limit=3)
+    state = AgentState(error_limit=3, failure_hint_at=3, failure_stop_at=9)
     for i in range(2):
         assert state.record("apply_patch", {"patch_id": f"p{i}"}, error="stale patch") is None
     hint = state.record("apply_patch", {"patch_id": "p9"}, error="stale patch")
@@ -105,10 +107,52 @@ def test_same_error_repeated() -> None:
     assert stop is not None and stop.stop
 
 
-def test_different_errors_are_not_a_loop() -> None:
+def test_different_errors_of_different_tools_are_not_a_loop() -> None:
     state = AgentState()
     for i in range(6):
-        assert state.record("run_cmd", {"command": f"c{i}"}, error=f"error {i}") is None
+        tool = ("run_cmd", "read_file")[i % 2]
+        assert state.record(tool, {"arg": f"c{i}"}, error=f"error {i}") is None
+
+
+def test_one_tool_failing_with_changing_arguments_hints_then_stops() -> None:
+    state = AgentState(failure_hint_at=2, failure_stop_at=5)
+    assert state.record("run_tests", {"command": "c0"}, error="error 0") is None
+    for i in range(1, 4):
+        hint = state.record("run_tests", {"command": f"c{i}"}, error=f"error {i}")
+        assert hint is not None and hint.kind == SAME_TOOL_FAILING and not hint.stop
+        assert f"run_tests failed {i + 1} times in a row" in hint.hint
+        assert "final_answer" in hint.hint
+    assert not state.stopped
+    stop = state.record("run_tests", {"command": "c4"}, error="error 4")
+    assert stop is not None and stop.stop and stop.kind == SAME_TOOL_FAILING
+    assert "Stopping the run: run_tests failed 5 times in a row" in stop.hint
+    assert "error 4" in stop.hint
+    assert state.stopped and state.summary()["stop_reason"] == SAME_TOOL_FAILING
+
+
+def test_a_success_or_another_tool_resets_the_failure_count() -> None:
+    state = AgentState(failure_hint_at=2, failure_stop_at=3)
+    state.record("run_tests", {"command": "a"}, error="e1")
+    state.record("run_tests", {"command": "b"}, error="e2")
+    ran = {"exit_code": 1}  # the command ran; its tests failed: not a tool failure
+    assert state.record("run_tests", {"command": "c"}, ran) is None
+    state.record("run_tests", {"command": "d"}, error="e3")
+    assert state.record("read_file", {"path": "x"}, error="e4") is None
+    assert state.record("run_tests", {"command": "e"}, error="e5") is None
+    assert not state.stopped
+
+
+def test_a_command_that_never_ran_is_a_failure() -> None:
+    assert command_not_run({"exit_code": 127, "stdout": ""}) == (
+        "exit code 127: the command was not found"
+    )
+    assert command_not_run({"exit_code": 126}) is not None
+    assert command_not_run({"exit_code": 1}) is None and command_not_run("text") is None
+    state = AgentState()
+    for i in range(4):
+        state.record("run_tests", {"command": f"garbage{i}"}, {"exit_code": 127})
+    assert state.calls[-1].ok is False
+    assert state.stopped, "four identical 'not found' failures: hinted, then stopped"
 
 
 def test_patience_allows_more_hints() -> None:
@@ -139,3 +183,5 @@ def test_bad_limits_raise() -> None:
         AgentState(repeat_limit=1)
     with pytest.raises(ValueError):
         AgentState(patience=0)
+    with pytest.raises(ValueError):
+        AgentState(failure_hint_at=3, failure_stop_at=3)

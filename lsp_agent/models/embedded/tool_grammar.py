@@ -47,6 +47,10 @@ DEFAULT_MAX_PATH_CHARS = 160
 # A final answer is a short summary; tiny models otherwise fill the whole string budget
 # with a repeated phrase (SmolLM2-135M: 1,486 characters of "applied to p1 (calc.py)").
 MAX_ANSWER_CHARS = 300
+# ...and at least a phrase: SmolLM2-135M otherwise answers with the bare patch id `p1`, which
+# the runtime refuses (it tells the user nothing), and then tends to wander off instead of
+# answering again. The price: this model cannot answer in under 10 characters (`42`).
+MIN_ANSWER_CHARS = 10
 MAX_CHOICES = 300
 PATH_KEY = "path"
 
@@ -60,6 +64,7 @@ class ArgumentSpec:
     required: bool
     choices: tuple[str, ...] = ()  # string arguments only: the value must be one of these
     max_chars: int = DEFAULT_MAX_STRING_CHARS
+    min_chars: int = 0
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,7 @@ def tool_specs(
                     else min(max_string_chars, MAX_ANSWER_CHARS)
                     if is_answer
                     else max_string_chars,
+                    min_chars=MIN_ANSWER_CHARS if is_answer and kind == "string" else 0,
                 )
             )
         specs.append(ToolSpec(str(tool.name), tuple(arguments)))
@@ -141,7 +147,7 @@ def _value_rule(argument: ArgumentSpec) -> str:
     if argument.choices:
         return "(" + " | ".join(_literal(_json_string(c)) for c in argument.choices) + ")"
     if argument.type == "string":
-        return f'"\\"" char{{0,{argument.max_chars}}} "\\""'
+        return f'"\\"" char{{{argument.min_chars},{argument.max_chars}}} "\\""'
     return {"integer": "integer", "number": "number", "boolean": "boolean"}.get(
         argument.type, "json-value"
     )
@@ -210,7 +216,10 @@ def _argument_schema(argument: ArgumentSpec) -> dict[str, Any]:
     if argument.choices:
         return {"type": "string", "enum": list(argument.choices)}
     if argument.type == "string":
-        return {"type": "string", "maxLength": argument.max_chars}
+        schema: dict[str, Any] = {"type": "string", "maxLength": argument.max_chars}
+        if argument.min_chars:
+            schema["minLength"] = argument.min_chars
+        return schema
     if argument.type == "json":
         return {}
     return {"type": argument.type}
@@ -275,6 +284,8 @@ def _type_problem(argument: ArgumentSpec, value: Any) -> str | None:
             return f"`{argument.name}` must be one of {list(argument.choices)[:10]}"
         if len(value) > argument.max_chars:
             return f"`{argument.name}` is longer than {argument.max_chars} characters"
+        if len(value) < argument.min_chars:
+            return f"`{argument.name}` is shorter than {argument.min_chars} characters"
     elif expected == "integer" and (isinstance(value, bool) or not isinstance(value, int)):
         return f"`{argument.name}` must be an integer"
     elif expected == "number" and (

@@ -168,7 +168,7 @@ def test_dotenv_policy_file_does_not_loosen_the_policy(
     env = scripted({**user_env, "SANDBOX_BACKEND": "none"}, tmp_path, turns)
     out = run(tmp_repo, env)
     assert "POLICY_FILE in" in out.stdout
-    assert "was not approved" in out.stdout, out.stdout  # curl still needs the user's yes
+    assert "rejected: Run `curl" in out.stdout, out.stdout  # curl still needs the user's yes
 
 
 def test_workspace_policy_cannot_turn_rm_deny_into_a_question(
@@ -186,7 +186,7 @@ def test_workspace_policy_cannot_turn_rm_deny_into_a_question(
     env = scripted({**user_env, "SANDBOX_BACKEND": "none"}, tmp_path, turns)
     out = run(tmp_repo, env)
     assert out.stdout.count("Command denied") == 2, out.stdout
-    assert "was not approved" not in out.stdout and "routine cleanup" not in out.stdout
+    assert "rejected: Run `rm" not in out.stdout and "routine cleanup" not in out.stdout
     assert out.stdout.count("workspace policy: programs.rm.subcommands ignored") == 1
 
 

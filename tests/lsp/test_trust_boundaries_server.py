@@ -250,7 +250,7 @@ def test_dotenv_policy_file_and_workspace_policy_cannot_loosen_commands(
     progress = json.dumps([m for m in editor.messages if m.get("method") == "$/progress"])
     assert "routine cleanup" not in progress
     assert progress.count("Command denied") == 1, progress
-    assert "was not approved" in progress, progress  # curl still asked (and was rejected)
+    assert "rejected: Run `curl" in progress, progress  # curl still asked (and was rejected)
 
 
 def test_user_editor_settings_keep_working(

@@ -33,6 +33,7 @@ class ErrorType(StrEnum):
     TIMEOUT = "timeout"
     LOOP_DETECTED = "loop_detected"
     SANDBOX_ERROR = "sandbox_error"
+    EXTERNAL_TOOL_ERROR = "external_tool_error"  # an MCP server failed, hung or refused
     INTERNAL_ERROR = "internal_error"
 
 

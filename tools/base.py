@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
     from lsp_agent.settings import Settings
     from sandbox.protocol import Sandbox
+    from tools.mcp.toolbox import McpToolbox
+    from tools.memory_tool import NoteStore
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ class ToolContext:
     check_command: list[str] | None = None
     tracer: Tracer | None = None
     on_tool_call: Callable[[str, dict[str, Any]], None] | None = None  # progress hook
+    memory: NoteStore | None = None  # workspace memory (AGENT_MEMORY); None = off
+    mcp: McpToolbox | None = None  # the job's MCP servers (MCP_CONFIG); None = none
     _sandbox: Sandbox | None = None
 
     def __post_init__(self) -> None:
@@ -95,6 +99,8 @@ class ToolContext:
         if self._sandbox is not None:
             self._sandbox.close()
             self._sandbox = None
+        if self.mcp is not None:
+            self.mcp.close()
 
 
 class ToolFailure(ToolError):
@@ -128,6 +134,10 @@ class AgentTool(Tool):  # type: ignore[misc]
 
     def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
         return None
+
+    def span_attributes(self) -> dict[str, str]:
+        """Extra attributes for this tool's `tool_wrapped.<name>` span."""
+        return {}
 
     def approval_refused(self, arguments: dict[str, Any], ask: ApprovalAsk, reason: str) -> None:
         """The user refused what `approval_for` asked (the call is not run): record it."""

@@ -261,6 +261,7 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             "lsp_agent.loop.signal": record.loop,
         }
         attributes.update({k: v for k, v in optional.items() if v})
+        attributes.update(self.inner.span_attributes())
         if isinstance(result, dict) and "error" in result and "recovery_suggestion" in result:
             attributes["lsp_agent.error.type"] = str(result["error"])
             attributes["lsp_agent.error.recovery_hint"] = redact_secrets(

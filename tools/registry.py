@@ -1,4 +1,4 @@
-"""The agent's 14 tools, each wrapped in the InstrumentedTool, in one place."""
+"""The agent's 14 tools (15 with workspace memory), each wrapped in the InstrumentedTool."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from tools.command_tools import RunCmd, RunTests
 from tools.file_tools import ListFiles, ReadFile, ReadFileSnippet, RepoInfo
 from tools.git_tools import GitDiff, GitLog, GitStatus
 from tools.instrumented import InstrumentedTool
+from tools.memory_tool import Remember
 from tools.patch_tools import ApplyPatch, ProposePatch, ProposePatchUnified, ShowPatch
 from tools.search_tool import RgSearch
 
@@ -30,5 +31,10 @@ TOOL_NAMES = tuple(str(cls.name) for cls in TOOL_CLASSES)
 
 
 def build_tools(context: ToolContext) -> list[InstrumentedTool]:
-    """Every tool, bound to `context` and wrapped."""
-    return [InstrumentedTool(cls(context), context) for cls in TOOL_CLASSES]
+    """Every tool, bound to `context` and wrapped (`remember` only when memory is on), then
+    the tools of the job's MCP servers (this starts them)."""
+    classes = TOOL_CLASSES + ((Remember,) if context.memory is not None else ())
+    tools: list[AgentTool] = [cls(context) for cls in classes]
+    if context.mcp is not None:
+        tools.extend(context.mcp.tools(context))
+    return [InstrumentedTool(tool, context) for tool in tools]

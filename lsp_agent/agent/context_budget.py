@@ -18,9 +18,7 @@ from typing import Any
 from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage
 
-# Conservative for dense code (measured 2.3 chars/token with a small BPE vocabulary; larger
-# tokenizers pack more). `lsp-agent bench context` counts real tokens.
-CHARS_PER_TOKEN = 2.2
+from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 
 
 def estimate_tokens(messages: Sequence[ChatMessage], fixed_tokens: int = 0) -> int:

@@ -19,9 +19,10 @@ from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage, MessageRole, Model
 from smolagents.monitoring import LogLevel
 
-from lsp_agent.agent.context_budget import CHARS_PER_TOKEN, ContextBudget
+from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.prompts import small_model_templates, step_notes
+from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import action_messages, memory_messages
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 from tools.base import ToolContext

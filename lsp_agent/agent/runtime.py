@@ -13,6 +13,7 @@ import shlex
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_agent.agent.job_types import JobResult, JobStatus, ProgressEvent
@@ -34,7 +35,10 @@ def _tool_context(
     approvals: ApprovalGate,
     writer: PatchWriter,
     on_progress: Callable[[ProgressEvent], None],
+    *,
+    cancel: threading.Event | None = None,
 ) -> Any:
+    from lsp_agent.agent.memory import WorkspaceMemory
     from safety.policy import CommandPolicy
     from safety.run_state import AgentState
     from sandbox import open_sandbox
@@ -58,7 +62,25 @@ def _tool_context(
         sandbox_factory=lambda: open_sandbox(workspace.root, settings.sandbox_config()),
         check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
+        memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
+        mcp=mcp_toolbox(settings, workspace.root, cancel),
     )
+
+
+def mcp_toolbox(settings: Settings, root: Path, cancel: threading.Event | None) -> Any:
+    """The job's MCP servers from the user's `MCP_CONFIG`, or None (a bad file is logged and
+    the job goes on without MCP tools)."""
+    if not settings.mcp_config:
+        return None
+    from tools.mcp.config import McpConfigError, load_mcp_config
+    from tools.mcp.toolbox import McpToolbox
+
+    try:
+        specs = load_mcp_config(settings.mcp_config)
+    except McpConfigError as exc:
+        log.warning("%s; no MCP tools in this job", exc)
+        return None
+    return McpToolbox(specs, root, cancel=cancel) if specs else None
 
 
 def offer_argument_choices(model: Any, context: ToolContext) -> None:
@@ -117,6 +139,8 @@ def run_agent_job(
     from smolagents.utils import AgentError
 
     from lsp_agent.agent.factory import build_agent
+    from lsp_agent.agent.instructions import task_message
+    from lsp_agent.agent.memory import WorkspaceMemory
     from lsp_agent.agent.telemetry import setup_telemetry
     from lsp_agent.models.errors import ModelConfigError
     from lsp_agent.models.factory import build_model, check_model_reachable
@@ -135,7 +159,7 @@ def run_agent_job(
     except ModelConfigError as exc:
         return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)
     robust = RobustModel(inner)
-    context = _tool_context(settings, workspace, approvals, writer, on_progress)
+    context = _tool_context(settings, workspace, approvals, writer, on_progress, cancel=cancel)
     offer_argument_choices(inner, context)
     agent, monitor = build_agent(
         robust,
@@ -148,7 +172,10 @@ def run_agent_job(
     answer: Any = ""
     error: BaseException | None = None
     try:
-        answer = agent.run(task, max_steps=settings.agent_max_steps)
+        notes = context.memory.for_model() if isinstance(context.memory, WorkspaceMemory) else ""
+        answer = agent.run(
+            task_message(task, workspace.root, notes), max_steps=settings.agent_max_steps
+        )
     except AgentError as exc:  # interrupted (cancel / loop stop) or a model-side failure
         error = exc
     except Exception as exc:

@@ -6,6 +6,10 @@ Both sides are counted as they go on the wire: the system prompt the agent write
 no request is sent). smolagents repeats every tool in prose in its system prompt and sends
 each argument with its description; ours sends each tool once, as a compact schema
 (argument names, types and `required`; `lsp_agent.models.tool_schemas`).
+
+`ours_mcp_1_tokens` / `ours_mcp_10_tokens`: our fixed prompt with one and with ten MCP
+tools added (typical tools of a code-hosting server, each with two or three arguments),
+and `mcp_tokens_per_tool`: what each added MCP tool costs every request.
 """
 
 from __future__ import annotations
@@ -37,6 +41,47 @@ def fixed_prompt_tokens(agent: Any, model: Any) -> tuple[int, int]:
     system = count_tokens(agent.initialize_system_prompt())
     schemas = count_json_tokens(sent_tool_schemas(model, list(agent.tools.values())))
     return system, schemas
+
+
+# Ten tools as a typical code-hosting MCP server describes them (name, description, arguments).
+SAMPLE_MCP_TOOLS: list[tuple[str, str, dict[str, str]]] = [
+    ("search_issues", "Search issues by text.", {"query": "string", "limit": "integer"}),
+    ("get_issue", "Get one issue with its comments.", {"number": "integer"}),
+    ("create_issue", "Open an issue.", {"title": "string", "body": "string"}),
+    ("list_pull_requests", "List open pull requests.", {"state": "string"}),
+    ("get_pull_request_diff", "The diff of a pull request.", {"number": "integer"}),
+    (
+        "add_comment",
+        "Comment on an issue or pull request.",
+        {"number": "integer", "body": "string"},
+    ),
+    ("search_code", "Search code in the repository.", {"query": "string", "path": "string"}),
+    ("get_file_contents", "Read a file at a ref.", {"path": "string", "ref": "string"}),
+    ("list_commits", "Recent commits of a branch.", {"branch": "string", "limit": "integer"}),
+    ("get_workflow_run", "Status and logs of a CI run.", {"run_id": "integer"}),
+]
+
+
+def mcp_tools(context: Any, count: int) -> list[Any]:
+    """`count` wrapped MCP tools over a connection that is never started (schemas only)."""
+    from mcp import types as mcp_types
+
+    from tools.instrumented import InstrumentedTool
+    from tools.mcp.config import McpServerSpec
+    from tools.mcp.connection import McpConnection
+    from tools.mcp.mcp_tool import McpTool
+
+    connection = McpConnection(McpServerSpec("github", "true"), context.workspace.root)
+    tools = []
+    for name, description, arguments in SAMPLE_MCP_TOOLS[:count]:
+        schema = {
+            "type": "object",
+            "properties": {arg: {"type": kind} for arg, kind in arguments.items()},
+            "required": list(arguments)[:1],
+        }
+        tool = mcp_types.Tool(name=name, description=description, inputSchema=schema)
+        tools.append(InstrumentedTool(McpTool(context, connection, tool), context))
+    return tools
 
 
 def measure(runs: int = 1) -> dict[str, Any]:
@@ -71,6 +116,13 @@ def measure(runs: int = 1) -> dict[str, Any]:
         base_model = LiteLLMModel(model_id="openai/bench", api_base="http://127.0.0.1:9")
         our_system, our_schemas = fixed_prompt_tokens(ours, our_model)
         base_system, base_schemas = fixed_prompt_tokens(default, base_model)
+        builtin = list(ours.tools.values())
+        with_mcp = {
+            count: count_json_tokens(
+                sent_tool_schemas(our_model, builtin + mcp_tools(context, count))
+            )
+            for count in (1, 10)
+        }
     ours_total, base_total = our_system + our_schemas, base_system + base_schemas
     return {
         "tokenizer": TOKENIZER_NAME,
@@ -84,4 +136,7 @@ def measure(runs: int = 1) -> dict[str, Any]:
         "ratio": ours_total / base_total,
         "system_prompt_ratio": our_system / base_system,
         "target_ratio": TARGET_RATIO,
+        "ours_mcp_1_tokens": float(our_system + with_mcp[1]),
+        "ours_mcp_10_tokens": float(our_system + with_mcp[10]),
+        "mcp_tokens_per_tool": (with_mcp[10] - our_schemas) / 10,
     }

@@ -185,6 +185,50 @@ def check_executable(name: str, purpose: str) -> Check:
     return Check(name, Status.OK, f"{first} at {path}")
 
 
+def check_mcp(settings: Settings, workspace: Path) -> list[Check]:
+    """Each MCP server of `MCP_CONFIG`: does it start, and which tools does it offer."""
+    if not settings.mcp_config:
+        return [Check("mcp", Status.OK, "no MCP servers (MCP_CONFIG is not set)")]
+    import time
+
+    from tools.mcp.config import McpConfigError, load_mcp_config
+    from tools.mcp.connection import McpConnection, McpServerError
+
+    try:
+        specs = load_mcp_config(settings.mcp_config)
+    except McpConfigError as exc:
+        return [Check("mcp", Status.FAIL, str(exc))]
+    checks = []
+    for spec in specs:
+        began = time.monotonic()
+        connection = McpConnection(spec, workspace)
+        try:
+            tools = [tool.name for tool in connection.start()]
+        except McpServerError as exc:
+            checks.append(Check(f"mcp {spec.name}", Status.FAIL, str(exc)))
+            continue
+        finally:
+            connection.close()
+        offered = [name for name in tools if spec.allows(name)]
+        detail = (
+            f"started in {time.monotonic() - began:.1f} s; {len(offered)} of {len(tools)} "
+            f"tools offered: {', '.join(offered) or '(none)'}; "
+            + ("trusted (no questions)" if spec.trust else "each call asks first")
+        )
+        checks.append(Check(f"mcp {spec.name}", Status.OK, detail))
+    return checks
+
+
+def check_instructions(workspace: Path) -> Check:
+    """The workspace's AGENTS.md: found, and how much of it reaches the model."""
+    from lsp_agent.agent.instructions import FILE_NAME, load_instructions
+
+    found = load_instructions(workspace)
+    if found is None:
+        return Check("instructions", Status.OK, f"no {FILE_NAME} in {workspace}")
+    return Check("instructions", Status.OK, found.describe())
+
+
 def collect(workspace: Path | None = None) -> list[Check]:
     settings, errors = load_settings(workspace=workspace or Path.cwd())
     return [
@@ -201,6 +245,8 @@ def collect(workspace: Path | None = None) -> list[Check]:
         check_executable("nvim", "Neovim client and its tests"),
         check_executable("rg", "faster search; a Python fallback is used otherwise"),
         check_executable("git", "git tools and patch checks"),
+        check_instructions(workspace or Path.cwd()),
+        *check_mcp(settings, workspace or Path.cwd()),
     ]
 
 

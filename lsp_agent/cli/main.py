@@ -62,6 +62,12 @@ def _sandbox(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _memory(args: argparse.Namespace) -> int:
+    from lsp_agent.cli.memory_command import run
+
+    return run(args)
+
+
 def _bench(args: argparse.Namespace) -> int:
     from lsp_agent.benchmarks.runner import BenchOptions, run_bench
 
@@ -132,6 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     configure(sandbox)
     sandbox.set_defaults(handler=_sandbox)
+
+    memory = sub.add_parser("memory", help="show or clear the notes workspace memory keeps")
+    from lsp_agent.cli.memory_command import configure as configure_memory
+
+    configure_memory(memory)
+    memory.set_defaults(handler=_memory)
 
     bench = sub.add_parser("bench", help="measure speed, size and success; prints figures")
     from lsp_agent.benchmarks.runner import BENCHMARKS

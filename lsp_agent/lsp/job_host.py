@@ -277,7 +277,16 @@ class JobHost:
             "jobs": running,
             "pendingApprovals": pending,
             "lastJob": last.describe() if last is not None and last.state == "finished" else None,
+            "projectInstructions": _instructions(self.root),
         }
+
+
+def _instructions(root: Path | None) -> str:
+    """Whether the workspace has an `AGENTS.md` and how much of it the model gets."""
+    from lsp_agent.agent.instructions import FILE_NAME, load_instructions
+
+    found = load_instructions(root) if root is not None else None
+    return found.describe() if found is not None else f"no {FILE_NAME}"
 
 
 def _summary(job: Job, result: JobResult) -> tuple[str, types.MessageType, str]:

@@ -105,3 +105,7 @@ def test_fixed_prompt_is_at_most_35_percent_of_smolagents_default() -> None:
     assert figures["tools"] == 15
     assert figures["ours_schema_tokens"] < figures["smolagents_schema_tokens"]
     assert figures["ratio"] <= prompt_bench.TARGET_RATIO, figures
+    # every MCP tool added costs context: measured, and bounded per tool
+    assert figures["ours_total_tokens"] < figures["ours_mcp_1_tokens"]
+    assert figures["ours_mcp_1_tokens"] < figures["ours_mcp_10_tokens"]
+    assert 20 < figures["mcp_tokens_per_tool"] < 150, figures

@@ -194,3 +194,15 @@ async def test_warm_up_runs_after_initialize_and_code_actions_answer_meanwhile(
     started = await real_editor.run(task="fix add", uri=real_editor.uri("app.py"))
     end = await job_end(real_editor, started["jobId"])
     assert "add() now adds." in end.message
+
+
+async def test_agents_md_reaches_the_model_and_status_says_how_much(
+    real_editor: EditorClient, workspace: Path, model: ScriptedOpenAIServer
+) -> None:
+    (workspace / "AGENTS.md").write_text("Keep functions pure.\nName tests test_<what>.\n")
+    status = await real_editor.command("lspAgent.status")
+    assert status["projectInstructions"] == "AGENTS.md: 20 tokens, all of it used"
+    started = await real_editor.run(task="fix add", uri=real_editor.uri("app.py"))
+    await job_end(real_editor, started["jobId"])
+    first = json.dumps(model.chat_requests[0]["messages"])
+    assert "Keep functions pure." in first and "AGENTS.md" in first

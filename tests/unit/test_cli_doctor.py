@@ -120,3 +120,25 @@ def test_an_ignored_security_key_is_a_warning_that_says_how_to_trust(
     assert checks["settings"].status is Status.WARN
     assert "SANDBOX_BACKEND" in checks["settings"].detail
     assert f"lsp-agent trust {tmp_path}" in checks["settings"].detail
+
+
+def test_doctor_lists_mcp_servers_their_tools_and_whether_they_start(tmp_path) -> None:
+    import dataclasses
+    import json
+    import sys
+
+    from lsp_agent.cli.doctor import check_mcp
+    from lsp_agent.settings import Settings
+    from tests.mcp_servers.config import write_config
+
+    config = write_config(tmp_path / "mcp.json", tools=["add", "pid"])
+    [check] = check_mcp(dataclasses.replace(Settings(), mcp_config=str(config)), tmp_path)
+    assert check.name == "mcp t" and check.status.name == "OK", check.detail
+    assert "2 of 6 tools offered: add, pid" in check.detail and "asks first" in check.detail
+    broken = tmp_path / "broken.json"
+    server = {"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}
+    broken.write_text(json.dumps({"mcpServers": {"b": server}}))
+    [check] = check_mcp(dataclasses.replace(Settings(), mcp_config=str(broken)), tmp_path)
+    assert check.status.name == "FAIL" and "'b' did not start" in check.detail
+    [check] = check_mcp(Settings(), tmp_path)
+    assert "MCP_CONFIG is not set" in check.detail

@@ -99,3 +99,15 @@ def fix_check(path: str, probe: str) -> Check:
         return Verdict(True, f"{path} fixed")
 
     return check
+
+
+def tool_answer_check(tool: str, *patterns: str) -> Check:
+    """`answer_check`, and the run must have called `tool` (the answer cannot be guessed)."""
+    answered = answer_check(*patterns)
+
+    def check(outcome: Outcome) -> Verdict:
+        if tool not in outcome.result.tools_used:
+            return Verdict(False, f"{tool} was never called")
+        return answered(outcome)
+
+    return check

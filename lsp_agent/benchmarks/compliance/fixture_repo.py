@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 FIXTURE_FILES: dict[str, str] = {
@@ -88,10 +89,11 @@ def git(repo: Path, *argv: str) -> str:
     return done.stdout
 
 
-def make_fixture_repo(root: Path) -> Path:
-    """Write the fixture into the empty or missing directory `root`, commit it, return it."""
+def make_fixture_repo(root: Path, extra_files: Mapping[str, str] | None = None) -> Path:
+    """Write the fixture (and a level's `extra_files`) into the empty or missing directory
+    `root`, commit it, return it."""
     root.mkdir(parents=True, exist_ok=True)
-    for relative, text in FIXTURE_FILES.items():
+    for relative, text in {**FIXTURE_FILES, **(extra_files or {})}.items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -1,4 +1,6 @@
-"""The nine compliance levels, L0 (answer directly) to L8 (find and fix a bug unaided).
+"""The compliance levels, L0 (answer directly) to L8 (find and fix a bug unaided), then two
+that need what the repository or the user adds: L9 an MCP tool (the suite's own server,
+`compliance.mcp_server`), L10 a rule stated only in the repository's `AGENTS.md`.
 
 Each level is a short, literal task on the fixture repository (`fixture_repo`), a step
 budget, a checker on the outcome (`checks`), and a reference solution: the script the
@@ -15,7 +17,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_agent.benchmarks.compliance.checks import Check, answer_check, fix_check
+from lsp_agent.benchmarks.compliance.checks import (
+    Check,
+    answer_check,
+    fix_check,
+    tool_answer_check,
+)
 from lsp_agent.benchmarks.compliance.fixture_repo import PYTHON_FILES
 
 
@@ -31,6 +38,8 @@ class Level:
     # How the sandbox checks a proposed patch: the level's own test, since the fixture holds
     # two bugs (one for L6, one for L8) and the whole suite fails until both are fixed.
     check_command: str = "python -m pytest -q"
+    files: tuple[tuple[str, str], ...] = ()  # extra files in the fixture (e.g. AGENTS.md)
+    mcp: bool = False  # offer the suite's MCP server (`releases`, trusted)
 
 
 def _call(tool: str, **arguments: Any) -> dict[str, Any]:
@@ -42,6 +51,11 @@ AVERAGE_PROBE = (
     "assert calc.average([2, 4, 6]) == 4, calc.average([2, 4, 6])\n"
     "assert calc.average([5]) == 5, calc.average([5])\n"
     "assert calc.weighted_total([1, 2], [3, 4]) == 11\n"
+)
+AGENTS_MD = (
+    "# Working on stockroom\n\n"
+    "- Run the tests with `python -m pytest -q`.\n"
+    "- The project's code name is Bluefin. Use it whenever someone asks for the code name.\n"
 )
 TOTAL_STOCK_PROBE = (
     "from inventory import Item\n"
@@ -186,6 +200,30 @@ LEVELS: tuple[Level, ...] = (
             {"final_answer": "total_stock() skipped the first item; it now sums them all."},
         ),
         "python -m pytest -q tests/test_report.py",
+    ),
+    Level(
+        "L9",
+        "MCP tool",
+        "a fact only an MCP server knows: calls the server's tool, answers with its result",
+        "What is the latest released version of the calc package? Ask the releases server, "
+        "then answer with final_answer.",
+        4,
+        tool_answer_check("mcp_releases_release_version", r"4\.7\.2"),
+        (
+            _call("mcp_releases_release_version", package="calc"),
+            {"final_answer": "The latest release of calc is 4.7.2."},
+        ),
+        mcp=True,
+    ),
+    Level(
+        "L10",
+        "project rule",
+        "a fact stated only in the repository's AGENTS.md, which every job is given",
+        "What is this project's code name? Answer with final_answer.",
+        3,
+        answer_check(r"bluefin"),
+        ({"final_answer": "The code name is Bluefin."},),
+        files=(("AGENTS.md", AGENTS_MD),),
     ),
 )
 

@@ -10,7 +10,9 @@ real job, so a model that runs the tests first is not penalised.
 from __future__ import annotations
 
 import dataclasses
+import json
 import statistics
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -125,6 +127,17 @@ def _record(result: JobResult, verdict: Verdict) -> RunRecord:
     )
 
 
+def write_mcp_config(path: Path) -> str:
+    """An `MCP_CONFIG` file offering the suite's own MCP server as `releases` (trusted)."""
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "lsp_agent.benchmarks.compliance.mcp_server"],
+        "trust": True,
+    }
+    path.write_text(json.dumps({"mcpServers": {"releases": server}}), encoding="utf-8")
+    return str(path)
+
+
 def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRecord:
     """One run of `level` on a fresh fixture repository; `model=None` builds it from settings."""
     from lsp_agent.agent.runtime import run_agent_job
@@ -133,11 +146,15 @@ def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRe
     from tools.workspace import DiskWorkspace
 
     with tempfile.TemporaryDirectory(prefix="lsp-agent-compliance-") as tmp:
-        repo = make_fixture_repo(Path(tmp).resolve() / "stockroom")
+        repo = make_fixture_repo(Path(tmp).resolve() / "stockroom", dict(level.files))
+        mcp_config = write_mcp_config(Path(tmp) / "mcp.json") if level.mcp else ""
         result = run_agent_job(
             level.task,
             settings=dataclasses.replace(
-                settings, agent_max_steps=level.max_steps, check_command=level.check_command
+                settings,
+                agent_max_steps=level.max_steps,
+                check_command=level.check_command,
+                mcp_config=mcp_config,
             ),
             workspace=DiskWorkspace(repo),
             approvals=AutoApprove(),

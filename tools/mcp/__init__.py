@@ -1,0 +1,10 @@
+"""MCP tool servers over stdio: the user's `MCP_CONFIG` servers, their tools offered to the
+model next to the built-in ones, every call through the same `InstrumentedTool` wrapper.
+
+- `config`: the `{"mcpServers": {...}}` file (user scope only; never from the workspace).
+- `connection`: one server process per job, spoken to with the official `mcp` SDK on a
+  background event loop, with start and call timeouts.
+- `mcp_tool`: one `AgentTool` per MCP tool (`mcp_<server>_<tool>`, so it cannot shadow a
+  built-in), arguments validated against its `inputSchema`, approval unless trusted.
+- `toolbox`: starts the servers of a job, bounds the tools offered, stops them all.
+"""

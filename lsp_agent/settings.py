@@ -227,7 +227,7 @@ class Settings:
         "auto",
         _choice(SANDBOX_BACKENDS),
         "Where patches are checked: docker, local (no isolation), none; "
-        "auto = docker when available, else local.",
+        "auto = docker when available, else no checks (never this machine).",
     )
     sandbox_image: str = _user(
         "",

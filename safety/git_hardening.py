@@ -42,12 +42,16 @@ HARDENED_GIT_VARIABLES: Mapping[str, str] = MappingProxyType(
 _KEPT = frozenset({"GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH"})
 
 
-def hardened_git_env(base: Mapping[str, str]) -> dict[str, str]:
-    """``base`` without its other ``GIT_*`` variables, plus the hardened configuration."""
+def hardened_git_env(
+    base: Mapping[str, str], extra_config: tuple[tuple[str, str], ...] = ()
+) -> dict[str, str]:
+    """``base`` without its other ``GIT_*`` variables, plus the hardened configuration
+    (and ``extra_config``, e.g. the sandbox's ``safe.directory``)."""
     env = {k: v for k, v in base.items() if not k.startswith("GIT_") or k in _KEPT}
     env.update(HARDENED_GIT_VARIABLES)
-    env["GIT_CONFIG_COUNT"] = str(len(HARDENED_GIT_CONFIG))
-    for index, (key, value) in enumerate(HARDENED_GIT_CONFIG):
+    config = HARDENED_GIT_CONFIG + extra_config
+    env["GIT_CONFIG_COUNT"] = str(len(config))
+    for index, (key, value) in enumerate(config):
         env[f"GIT_CONFIG_KEY_{index}"] = key
         env[f"GIT_CONFIG_VALUE_{index}"] = value
     return env

@@ -27,7 +27,8 @@ TIMEOUT_RANGE = (1.0, 3600.0)
 class SandboxConfig:
     """Where patches are checked and how.
 
-    `backend`: auto (docker when available, else local), docker, local (no isolation), none.
+    `backend`: auto (docker when available, else none: never the host), docker, local
+    (no isolation; only when the user chose it), none.
     `image`: empty means the versioned image `lsp-agent sandbox build` makes.
     `timeout_s`: seconds one sandbox command may run.
     `check_command`: the command that checks a patch (shell words); empty means auto.

@@ -1,6 +1,8 @@
 """`DockerSandbox`: one hardened warm container per session, replaced when it goes bad.
 
-The container is created on first use and reused for every job. It is removed on
+The container is created on first use and reused for every job; each job works in one
+of its fresh copy-on-write trees (sandbox/repo_view.py), and the container is replaced
+when all of them are used. It is removed on
 `close()`, at interpreter exit (`weakref.finalize`), and by Docker itself when this
 process dies (see sandbox/docker_engine.py). A job that times out, or a container that
 crashed, gets a fresh container next time. Jobs are serialised (one container).
@@ -25,14 +27,14 @@ from sandbox.engine import (
     DriverChannel,
     EngineError,
 )
-from sandbox.hardening import SANDBOX_USER, WORK_COPY, WORKSPACE
+from sandbox.hardening import WORK_COPY, WORKSPACE
 
 logger = logging.getLogger(__name__)
 
 HOST_GRACE_S = 15.0  # the host gives up this long after the in-container timeout
 _COPY_HINT = (
-    f" (the sandbox runs as uid {SANDBOX_USER.split(':')[0]}: make the repository readable "
-    "by others, e.g. `chmod -R o+rX .`, or set SANDBOX_BACKEND=local)"
+    " (the sandbox runs as the repository owner, or as nobody for a root-owned repository: "
+    "files the owner cannot read cannot be checked)"
 )
 
 
@@ -94,6 +96,8 @@ class DockerSandbox(DriverBackedSandbox):
                 self._discard("a job timed out (leftover processes are not trusted)")
             elif answer.get("stage") == "driver":
                 self._discard(f"its driver failed: {answer.get('error')}")
+            elif answer.get("trees_left") == 0:
+                self._discard("every fresh work tree was used", logging.DEBUG)
             return answer
 
     def _ensure_channel(self) -> DriverChannel:

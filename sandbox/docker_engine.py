@@ -16,14 +16,22 @@ import secrets
 import socket
 import struct
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sandbox import driver, driver_steps
-from sandbox.docker_client import BUILD_HINT, connect
-from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError
-from sandbox.hardening import container_options, host_config_options
+from sandbox.docker_client import (
+    BUILD_HINT,
+    LOCAL_ONLY,
+    RemoteEngine,
+    connect,
+    remote_engine,
+)
+from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError, EngineNotLocal
+from sandbox.hardening import WORKSPACE, container_options, host_config_options
 from sandbox.image import image_exists
+from sandbox.repo_view import TREES, RepoView, build_view, overlay_possible
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +54,18 @@ class DockerEngine:
         self._owns_client = client is None
         try:
             self._client = connect() if client is None else client
+        except RemoteEngine as exc:
+            raise EngineNotLocal(str(exc)) from exc
         except Exception as exc:
             raise EngineError(str(exc)) from exc
+        remote = remote_engine(self._client)
+        if remote is not None:
+            if self._owns_client:
+                self._client.close()
+            raise EngineNotLocal(
+                f"the Docker engine at {remote} is not on this machine: {LOCAL_ONLY}"
+            )
+        self.overlay: bool | None = None  # None: not tried yet; False: copy mode
 
     @property
     def client(self) -> Any:
@@ -57,18 +75,10 @@ class DockerEngine:
         return image_exists(image, self._client)
 
     def start_driver(self, repo_root: Path, image: str) -> DockerDriverChannel:
-        command = ["python3", "-c", DRIVER_SOURCE, "serve", "--sweep"]
-        container_id = self._create(repo_root, image, command, warm=True)
-        api = self._client.api
-        try:
-            sock = api.attach_socket(
-                container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
-            )
-            api.start(container_id)
-        except Exception as exc:
-            _force_remove(api, container_id)
-            raise EngineError(f"cannot start the sandbox container: {_brief(exc)}") from exc
-        channel = DockerDriverChannel(api, container_id, sock)
+        container_id, view, sock = self._create_with_view(
+            repo_root, image, ["serve", "--sweep"], TREES, warm=True
+        )
+        channel = DockerDriverChannel(self._client.api, container_id, sock, on_close=view.close)
         try:
             channel.wait_ready(READY_TIMEOUT_S)
         except (ChannelBroken, ChannelTimeout) as exc:
@@ -83,15 +93,16 @@ class DockerEngine:
         self, repo_root: Path, image: str, job: dict[str, Any], timeout_s: float
     ) -> dict[str, Any]:
         payload = base64.b64encode(json.dumps(job).encode()).decode()
-        command = ["python3", "-c", DRIVER_SOURCE, "once", payload]
         api = self._client.api
-        container_id = self._create(repo_root, image, command, warm=False)
+        container_id, view, _ = self._create_with_view(
+            repo_root, image, ["once", payload, "--sweep"], 1, warm=False
+        )
         try:
-            api.start(container_id)
             api.wait(container_id, timeout=timeout_s + 30)
             logs = api.logs(container_id, stdout=True, stderr=False).decode("utf-8", "replace")
         finally:
             _force_remove(api, container_id)
+            view.close()
         for line in logs.splitlines():
             if line.startswith(driver.MARKER):
                 answer: dict[str, Any] = json.loads(line[len(driver.MARKER) :])
@@ -102,14 +113,64 @@ class DockerEngine:
         if self._owns_client:
             self._client.close()
 
-    def _create(self, repo_root: Path, image: str, command: list[str], *, warm: bool) -> str:
+    def _create_with_view(
+        self, repo_root: Path, image: str, mode: list[str], trees: int, *, warm: bool
+    ) -> tuple[str, RepoView, Any]:
+        """Create and start a container, with overlay trees when the engine can mount them.
+
+        A warm container's stdin/stdout socket is attached before the start (nothing the
+        driver prints is missed) and returned. The first overlay failure switches this
+        engine to copy mode (logged once).
+        """
+        overlay = self.overlay is not False and overlay_possible(repo_root)
+        view = build_view(repo_root, overlay=overlay, trees=trees)
+        command = ["python3", "-c", DRIVER_SOURCE, *mode]
+        if view.overlay:
+            command += ["--trees", ":".join(view.tree_paths)]
+        container_id, sock = "", None
+        api = self._client.api
+        try:
+            container_id = self._create(view, image, command, warm=warm)
+            if warm:
+                params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+                sock = api.attach_socket(container_id, params=params)
+            api.start(container_id)
+        except Exception as exc:
+            if sock is not None:
+                sock.close()
+            if container_id:
+                _force_remove(api, container_id)
+            view.close()
+            if not (view.overlay and _is_mount_error(exc)):
+                if isinstance(exc, EngineError):
+                    raise
+                raise EngineError(f"cannot start the sandbox container: {_brief(exc)}") from exc
+            logger.warning(
+                "the Docker engine cannot mount overlay work trees (%s): the sandbox copies "
+                "the repository for every job instead (slower on large repositories)",
+                _brief(exc),
+            )
+            self.overlay = False
+            return self._create_with_view(repo_root, image, mode, trees, warm=warm)
+        if view.overlay:
+            self.overlay = True
+        return container_id, view, sock
+
+    def _create(self, view: RepoView, image: str, command: list[str], *, warm: bool) -> str:
         from docker.errors import DockerException, ImageNotFound
 
         api = self._client.api
+        user = f"{view.user[0]}:{view.user[1]}"
+        working_dir = view.tree_paths[0] if view.overlay else WORKSPACE
         try:
-            host_config = api.create_host_config(**host_config_options(repo_root, auto_remove=warm))
+            host_config = api.create_host_config(
+                **host_config_options(view.binds, view.mounts, auto_remove=warm)
+            )
             created = api.create_container(
-                host_config=host_config, **container_options(image, command, stdin_open=warm)
+                host_config=host_config,
+                **container_options(
+                    image, command, stdin_open=warm, user=user, working_dir=working_dir
+                ),
             )
         except ImageNotFound as exc:
             raise EngineError(f"the sandbox image {image} does not exist: {BUILD_HINT}") from exc
@@ -121,11 +182,23 @@ class DockerEngine:
         return container_id
 
 
+def _is_mount_error(exc: BaseException) -> bool:
+    text = _brief(exc).lower()
+    return "mount" in text or "overlay" in text or "volume" in text
+
+
 class DockerDriverChannel:
     """One warm container and the attached socket its driver listens on."""
 
-    def __init__(self, api: Any, container_id: str, sock: Any) -> None:
+    def __init__(
+        self,
+        api: Any,
+        container_id: str,
+        sock: Any,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         self._api = api
+        self._on_close = on_close
         self.container_id = container_id
         self._response = sock  # keeps the hijacked HTTP response alive
         self._sock: socket.socket = getattr(sock, "_sock", sock)
@@ -177,6 +250,8 @@ class DockerDriverChannel:
         except OSError:
             pass
         _force_remove(self._api, self.container_id)
+        if self._on_close is not None:
+            self._on_close()
 
     def _next_message(self, deadline: float) -> dict[str, Any]:
         while True:
@@ -221,7 +296,7 @@ class DockerDriverChannel:
 
 def _force_remove(api: Any, container_id: str) -> None:
     try:
-        api.remove_container(container_id, force=True)
+        api.remove_container(container_id, force=True, v=True)  # and its overlay volumes
     except Exception as exc:  # gone already, or auto-removal in progress
         logger.debug("removing sandbox container %s: %s", container_id[:12], _brief(exc))
 

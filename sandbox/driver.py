@@ -1,14 +1,20 @@
 """The in-container driver: a warm fork server for sandbox jobs (or one cold job).
 
 Modes (argv after `python3 -c SOURCE`):
-  serve [--sweep]
+  serve [--sweep] [--trees A:B:...]
              pre-import pytest, print a ready line, then read one JSON job per stdin line
              and answer each with one `@@lsp-agent@@ {...}` stdout line. Every job runs in
              a forked child (new session, stdin /dev/null, output to pipes, first in line
              for the OOM killer) that is killed at the job's timeout. With --sweep (only
-             as a container's main process) stray processes are killed after each job.
+             as a container's main process) stray processes are killed after each job and
+             /tmp and /dev/shm are emptied, so every job starts with a fresh /tmp and HOME.
              Exits at end of input, so the container ends with us.
-  once B64   the same for one job given as base64 JSON (what a cold `docker run` does).
+  once B64 [--sweep] [--trees A]
+             the same for one job given as base64 JSON (what a cold `docker run` does).
+
+--trees lists fresh copy-on-write views of the repository (overlay mounts): each job
+gets the next unused one as its work tree instead of a copy, and every answer says
+how many are left (`trees_left`); the host replaces the container when none is.
 
 Standard library only (see sandbox/driver_steps.py for the job format).
 """
@@ -30,6 +36,7 @@ from typing import Any
 from sandbox.driver_steps import finish, killpg, prepare, supervise
 
 MARKER = "@@lsp-agent@@ "
+SCRATCH_DIRS = ("/tmp", "/dev/shm")  # emptied between jobs (serve --sweep)
 _PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 
 
@@ -144,10 +151,61 @@ def _sweep_strays() -> None:
     if os.getppid() != 1:
         return
     keep = {1, os.getpid(), os.getppid()}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in keep:
+    for _round in range(50):  # again while some remain: a fork bomb forks while we kill
+        strays = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+        strays = [pid for pid in strays if pid not in keep and not _is_zombie(pid)]
+        if not strays:
+            return
+        for pid in strays:
             with contextlib.suppress(OSError):
-                os.kill(int(entry), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.002)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[-1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True  # gone already
+
+
+def clean_scratch(dirs: tuple[str, ...] = SCRATCH_DIRS) -> None:
+    """Empty the writable scratch directories and make a fresh HOME (between jobs).
+
+    Only for a driver that is the container's main process (its parent is the
+    container's init), after `_sweep_strays`: nothing else runs then, so nothing can
+    write while this deletes. Anywhere else it does nothing.
+    """
+    if os.getppid() != 1:
+        return
+    for directory in dirs:
+        with contextlib.suppress(OSError):
+            for entry in os.listdir(directory):
+                _remove(os.path.join(directory, entry))
+    home = os.environ.get("HOME", "")
+    if home.startswith("/tmp/"):
+        with contextlib.suppress(OSError):
+            os.makedirs(home, mode=0o700, exist_ok=True)
+
+
+def _remove(path: str) -> None:
+    def make_writable(_func: Any, failed: str, _exc: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(failed), 0o700)
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                os.chmod(failed, 0o700)
+                shutil.rmtree(failed, ignore_errors=True)
+            else:
+                os.unlink(failed)
+
+    if os.path.isdir(path) and not os.path.islink(path):
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o700)
+        shutil.rmtree(path, onerror=make_writable)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def _emit(message: dict[str, Any]) -> None:
@@ -155,33 +213,53 @@ def _emit(message: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def _answer(request: dict[str, Any], pytest_module: Any) -> dict[str, Any]:
+def _answer(request: dict[str, Any], pytest_module: Any, trees: list[str] | None) -> dict[str, Any]:
+    job = request["job"]
     try:
-        answer = run_forked(request["job"], pytest_module)
+        if trees is not None:
+            if not trees:
+                raise RuntimeError("no fresh work tree left in this container")
+            job = dict(job, tree=trees.pop(0))
+        answer = run_forked(job, pytest_module)
     except Exception as exc:
         answer = {"stage": "driver", "error": f"driver error: {exc!r}"}
     answer["id"] = request.get("id")
+    if trees is not None:
+        answer["trees_left"] = len(trees)
     return answer
+
+
+def _option(argv: list[str], name: str) -> list[str] | None:
+    if name not in argv:
+        return None
+    value = argv[argv.index(name) + 1]
+    return [part for part in value.split(":") if part]
 
 
 def main(argv: list[str]) -> int:
     pytest_module: Any = None
     with contextlib.suppress(ImportError):
         import pytest as pytest_module
+    trees = _option(argv, "--trees")
     if argv[:1] == ["once"]:
+        if "--sweep" in argv:
+            clean_scratch()  # makes HOME
         job = json.loads(base64.b64decode(argv[1]))
-        _emit(_answer({"id": "once", "job": job}, pytest_module))
+        _emit(_answer({"id": "once", "job": job}, pytest_module, trees))
         return 0
-    sweep = argv[:2] == ["serve", "--sweep"]
+    sweep = "--sweep" in argv
+    if sweep:
+        clean_scratch()
     _emit({"ready": True, "pytest": pytest_module is not None, "pid": os.getpid()})
     while True:
         line = sys.stdin.buffer.readline()
         if not line:
             return 0
         if line.strip():
-            _emit(_answer(json.loads(line), pytest_module))
+            _emit(_answer(json.loads(line), pytest_module, trees))
             if sweep:
                 _sweep_strays()
+                clean_scratch()
 
 
 if __name__ == "__main__":

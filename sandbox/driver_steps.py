@@ -7,7 +7,9 @@ this file and driver.py, joined, to `python3 -c` in the container (see
 (driver.py's one `from sandbox.driver_steps import ...` line is dropped when shipped).
 
 A job: {"source", "work", "excludes", "overlay", "diff", "strip", "command",
-"merge_output", "timeout_s", "output_limit", "copy_hint"?, "env"?}. The answer:
+"merge_output", "timeout_s", "output_limit", "copy_hint"?, "env"?, "tree"?}. With
+"tree" (a fresh copy-on-write view of the repository, set by the driver) the job works
+there and nothing is copied. The answer:
 {"stage", "error", "applies", "apply_output", "exit_code", "signal", "stdout", "stderr",
 "timed_out", "duration_s"}.
 """
@@ -53,16 +55,16 @@ class Capped:
 def prepare(job: dict[str, Any]) -> dict[str, Any]:
     """Copy, overlay, apply. `stage` ends as "command" (run it next), "done" or the failure."""
     report: dict[str, Any] = {"stage": "copy", "error": None, "applies": None, "apply_output": ""}
+    if job.get("tree"):  # a fresh copy-on-write view of the repository: nothing to copy
+        job["work"] = job["tree"]
+    else:
+        try:
+            copy_repository(job["source"], job["work"], job["excludes"])
+        except (OSError, shutil.Error) as exc:
+            hint = job.get("copy_hint", "")
+            report["error"] = f"cannot copy the repository: {_short(exc)}{hint}"
+            return report
     work = job["work"]
-    try:
-        if os.path.lexists(work):
-            shutil.rmtree(work)
-        shutil.copytree(
-            job["source"], work, symlinks=True, ignore=shutil.ignore_patterns(*job["excludes"])
-        )
-    except (OSError, shutil.Error) as exc:
-        report["error"] = f"cannot copy the repository: {_short(exc)}{job.get('copy_hint', '')}"
-        return report
     report["stage"] = "overlay"
     root = os.path.realpath(work)
     for path, text in (job.get("overlay") or {}).items():
@@ -71,8 +73,12 @@ def prepare(job: dict[str, Any]) -> dict[str, Any]:
         if not os.path.realpath(dest).startswith(root + os.sep):
             report["error"] = f"overlay path {path!r} leads out of the repository (symlink)"
             return report
-        with open(dest, "w", encoding="utf-8", newline="") as handle:
+        # A new file put in place (not written into): the tree's files may belong to
+        # another uid than the job's, while its directories are the job's.
+        fresh = dest + ".lsp-agent-overlay"
+        with open(fresh, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
+        os.replace(fresh, dest)
     if job.get("diff") is not None:
         report["stage"] = "apply"
         report["applies"], report["apply_output"] = _git_apply(work, job["diff"], job["strip"])
@@ -80,6 +86,30 @@ def prepare(job: dict[str, Any]) -> dict[str, Any]:
             return report
     report["stage"] = "command" if job.get("command") else "done"
     return report
+
+
+def copy_repository(source: str, work: str, excludes: list[str]) -> None:
+    """Copy `source` to a fresh `work`, skipping `excludes` and symlinks leading outside.
+
+    Symlinks stay symlinks; one whose target resolves outside `source` is left out, so
+    nothing run in the copy reaches the rest of the machine through it.
+    """
+    if os.path.lexists(work):
+        shutil.rmtree(work)
+    root = os.path.realpath(source)
+    skip = shutil.ignore_patterns(*excludes)
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        ignored = set(skip(directory, names))
+        for name in names:
+            path = os.path.join(directory, name)
+            if name not in ignored and os.path.islink(path):
+                target = os.path.realpath(path)
+                if target != root and not target.startswith(root + os.sep):
+                    ignored.add(name)
+        return ignored
+
+    shutil.copytree(source, work, symlinks=True, ignore=ignore)
 
 
 def _git_apply(work: str, diff: str, strip: int) -> tuple[bool, str]:

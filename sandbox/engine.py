@@ -15,6 +15,10 @@ class EngineError(Exception):
     """The engine cannot give us a sandbox (down, image missing, API error). Actionable text."""
 
 
+class EngineNotLocal(EngineError):
+    """The engine is on another machine: the sandbox needs the repository's disk."""
+
+
 class ChannelBroken(Exception):
     """The warm container or its driver went away (crashed, killed, removed)."""
 

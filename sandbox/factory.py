@@ -1,4 +1,4 @@
-"""`open_sandbox`: pick the backend the config asks for, falling back loudly, never failing."""
+"""`open_sandbox`: the backend the config asks for; the host only when asked; never failing."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from sandbox import tracing
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from sandbox.docker_client import BUILD_HINT
-from sandbox.engine import ContainerEngine, EngineError
+from sandbox.engine import ContainerEngine, EngineError, EngineNotLocal
 from sandbox.image import image_tag
-from sandbox.local_backend import LocalSandbox
+from sandbox.local_backend import HostApproval, LocalSandbox
 from sandbox.null_backend import NullSandbox
 from sandbox.protocol import Sandbox
 
@@ -25,6 +25,7 @@ def open_sandbox(
     settings: SandboxConfig | None = None,
     *,
     engine: ContainerEngine | None = None,
+    host_approval: HostApproval | None = None,
 ) -> Sandbox:
     """A sandbox for `repo_root`; use it as a context manager.
 
@@ -32,15 +33,17 @@ def open_sandbox(
     environment and the user config file, never the repository's `.env`
     (`SandboxConfig.from_user_scope`): the repository must not choose where its code runs.
     SANDBOX_BACKEND: `docker` (Docker, else no sandbox and `check: unavailable`),
-    `local` (no isolation), `none`, or `auto` (Docker when its engine and image are
-    there, else local with a loud warning). `engine` replaces the Docker engine (tests).
+    `local` (no isolation, only when the user chose it), `none`, or `auto` (Docker when
+    its engine and image are there, else no sandbox: never the host). `engine`
+    replaces the Docker engine (tests). `host_approval` asks the user before each command
+    the local backend would run on this machine (without it, nothing runs there).
     """
     root = Path(repo_root).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"sandbox repository root {root} is not a directory")
     config = SandboxConfig.from_user_scope() if settings is None else settings
     with tracing.span("open", requested=config.backend) as span:
-        sandbox = _open(root, config, engine)
+        sandbox = _open(root, config, engine, host_approval)
         tracing.set_attributes(span, backend=sandbox.backend)
     return sandbox
 
@@ -57,6 +60,8 @@ def docker_problem(config: SandboxConfig, engine: ContainerEngine | None = None)
         if not engine.has_image(image):
             return f"the sandbox image {image} does not exist: {BUILD_HINT}"
         return None
+    except EngineNotLocal as exc:
+        return str(exc)
     except EngineError as exc:
         return f"{exc}, then {BUILD_HINT}"
     finally:
@@ -64,12 +69,17 @@ def docker_problem(config: SandboxConfig, engine: ContainerEngine | None = None)
             owned.close()
 
 
-def _open(root: Path, config: SandboxConfig, engine: ContainerEngine | None) -> Sandbox:
+def _open(
+    root: Path,
+    config: SandboxConfig,
+    engine: ContainerEngine | None,
+    host_approval: HostApproval | None,
+) -> Sandbox:
     choice = config.backend
     if choice == "none":
         return NullSandbox(root, reason="SANDBOX_BACKEND=none")
     if choice == "local":
-        return LocalSandbox(root, config)
+        return LocalSandbox(root, config, host_approval)
     owns_engine = engine is None
     try:
         if engine is None:
@@ -77,6 +87,8 @@ def _open(root: Path, config: SandboxConfig, engine: ContainerEngine | None) -> 
 
             engine = DockerEngine()
         problem = docker_problem(config, engine)
+    except EngineNotLocal as exc:
+        problem = str(exc)
     except EngineError as exc:
         problem = f"{exc}, then {BUILD_HINT}"
     if problem is None and engine is not None:
@@ -86,19 +98,14 @@ def _open(root: Path, config: SandboxConfig, engine: ContainerEngine | None) -> 
     if engine is not None and owns_engine:
         engine.close()
     problem = problem or "no engine"
-    if choice == "docker":
-        _report_once(
-            logging.ERROR,
-            f"Docker sandbox unavailable: {problem}. Until then patch results say "
-            "`check: unavailable` (or set SANDBOX_BACKEND=local, which is not isolation).",
-        )
-        return NullSandbox(root, reason=f"Docker sandbox unavailable: {problem}")
+    # `auto` never falls back to running code on this machine: only a user who chose
+    # SANDBOX_BACKEND=local gets that (the repository may have been written by anyone).
     _report_once(
-        logging.WARNING,
-        f"Docker sandbox unavailable: {problem}. Falling back to the LOCAL backend: "
-        "checks run on this machine WITHOUT ISOLATION.",
+        logging.ERROR if choice == "docker" else logging.WARNING,
+        f"Docker sandbox unavailable: {problem}. Until then patch checks and commands do "
+        "not run (`check: unavailable`).",
     )
-    return LocalSandbox(root, config)
+    return NullSandbox(root, reason=f"Docker sandbox unavailable: {problem}")
 
 
 def _report_once(level: int, message: str) -> None:

@@ -1,17 +1,19 @@
 """The sandbox container's confinement, in one place (and one unit test).
 
-No network, no capabilities, no privilege gain, nobody's uid, a read-only root with a
-noexec tmpfs for /tmp, 512 MiB of memory and no swap, half of one CPU, 100 processes,
-the repository read-only at /workspace. No Docker socket, no host namespaces, and an
-environment built here from scratch (nothing from the host's).
+No network, no capabilities, no privilege gain, a non-root uid (the repository owner's,
+or nobody's), a read-only root with a noexec tmpfs for /tmp, 512 MiB of memory and no
+swap, half of one CPU, 100 processes, the repository seen through copy-on-write views
+(or read-only at /workspace). No Docker socket, no host namespaces, and an environment
+built here from scratch (nothing from the host's).
 """
 
 from __future__ import annotations
 
 import os
 import socket
-from pathlib import Path
 from typing import Any
+
+from safety.git_hardening import hardened_git_env
 
 SANDBOX_USER = "65534:65534"
 WORKSPACE = "/workspace"
@@ -22,24 +24,39 @@ PIDS_LIMIT = 100
 TMPFS_OPTIONS = "rw,noexec,nosuid,nodev,size=256m,mode=1777"
 LABEL = "lsp-agent.sandbox"
 
-# The whole environment of every sandbox process.
-SANDBOX_ENV = {
-    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "HOME": "/tmp",
-    "LANG": "C.UTF-8",
-    # No bytecode caches: a patched file can keep its size and mtime second, and a stale
-    # .pyc would then run the old code. Every job starts from a fresh copy anyway.
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONUNBUFFERED": "1",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_TERMINAL_PROMPT": "0",
-}
+# The whole environment of every sandbox process. Every git run in it, whoever starts it
+# (`run_cmd`, a test, a build script), gets the hardened git configuration
+# (`safety.git_hardening`): no hooks, no external diff, no fsmonitor, no pager,
+# `safe.bareRepository=explicit`.
+SANDBOX_ENV = hardened_git_env(
+    {
+        "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOME": "/tmp/home",  # made afresh for every job (sandbox/driver.py)
+        "LANG": "C.UTF-8",
+        # No bytecode caches: a patched file can keep its size and mtime second, and a
+        # stale .pyc would then run the old code. Every job starts from a fresh copy anyway.
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    },
+    # The view's .git may belong to another uid than the job's (a root-owned repository).
+    extra_config=(("safe.directory", "*"),),
+)
 
 
-def host_config_options(repo_root: Path, *, auto_remove: bool) -> dict[str, Any]:
-    """Keyword arguments for `APIClient.create_host_config`."""
+def host_config_options(
+    binds: dict[str, dict[str, str]],
+    mounts: list[dict[str, Any]],
+    *,
+    auto_remove: bool,
+) -> dict[str, Any]:
+    """Keyword arguments for `APIClient.create_host_config`.
+
+    `binds` and `mounts` show the container the repository (sandbox/repo_view.py): a
+    read-only bind at /workspace, or copy-on-write overlay volumes.
+    """
     return {
-        "binds": {str(repo_root): {"bind": WORKSPACE, "mode": "ro"}},
+        "binds": binds,
+        "mounts": mounts,
         "network_mode": "none",
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
@@ -56,13 +73,25 @@ def host_config_options(repo_root: Path, *, auto_remove: bool) -> dict[str, Any]
     }
 
 
-def container_options(image: str, command: list[str], *, stdin_open: bool) -> dict[str, Any]:
-    """Keyword arguments for `APIClient.create_container` (besides `host_config`)."""
+def container_options(
+    image: str,
+    command: list[str],
+    *,
+    stdin_open: bool,
+    user: str = SANDBOX_USER,
+    working_dir: str = WORKSPACE,
+) -> dict[str, Any]:
+    """Keyword arguments for `APIClient.create_container` (besides `host_config`).
+
+    `user` is the repository owner's uid:gid (sandbox/repo_view.py), never root.
+    """
+    if user.split(":", maxsplit=1)[0] == "0":
+        raise ValueError("the sandbox never runs as root")
     return {
         "image": image,
         "command": command,
-        "user": SANDBOX_USER,
-        "working_dir": WORKSPACE,
+        "user": user,
+        "working_dir": working_dir,
         "environment": dict(SANDBOX_ENV),
         "hostname": "sandbox",
         "stdin_open": stdin_open,

@@ -1,23 +1,29 @@
 """`LocalSandbox`: a throwaway copy of the repository on this machine. NOT isolation.
 
-Patches never touch the user's files (they are applied to a copy in a temporary
-directory), but the check command runs with the user's rights and can read or write
-anything they can. It gets a minimal environment (no API keys). Use it when Docker is
-not available; `lsp-agent sandbox build` sets up the real sandbox.
+Used only when the user chose SANDBOX_BACKEND=local. Patches never touch the user's
+files (they are applied to a copy in a temporary directory), but commands run with the
+user's rights and can read or write anything they can. So every command (a check
+command, `run_cmd`, `run_tests`) first needs the user's yes through `approve` (no
+approver: nothing runs), and runs with a scrubbed environment (no API keys), a fresh
+temporary HOME and TMPDIR per job, and no symlink leading out of the copy.
+`lsp-agent sandbox build` sets up the real sandbox.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shlex
 import shutil
 import sys
 import tempfile
 import threading
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from safety.git_hardening import hardened_git_env
 from sandbox import driver_steps, tracing
 from sandbox.check_command import COPY_EXCLUDES
 from sandbox.config import SandboxConfig
@@ -30,15 +36,33 @@ WARNING = (
     "WITHOUT ISOLATION (a throwaway copy of the repository, but code in it can read and "
     "write anything you can). For the Docker sandbox run `lsp-agent sandbox build`."
 )
-_PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT", "HOME")
+_PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT")
+
+
+class HostApproval(Protocol):
+    def __call__(self, argv: Sequence[str], question: str) -> bool:
+        """Ask the user whether `argv` may run on their machine; True means yes."""
+        ...
+
+
+def host_question(argv: Sequence[str]) -> str:
+    """How an approval for a host command is worded."""
+    return (
+        f"Run `{shlex.join(argv)}` on YOUR MACHINE, NOT in a sandbox (SANDBOX_BACKEND=local)? "
+        "It runs in a throwaway copy of the repository, but with your rights: it can read "
+        "and change anything you can."
+    )
 
 
 class LocalSandbox(DriverBackedSandbox):
     backend = "local"
 
-    def __init__(self, repo_root: Path, config: SandboxConfig) -> None:
+    def __init__(
+        self, repo_root: Path, config: SandboxConfig, approve: HostApproval | None = None
+    ) -> None:
         super().__init__(repo_root, config)
         logger.warning(WARNING)
+        self._approve = approve
         self._scratch: Path | None = None
         self._cleanup: weakref.finalize[Any, Any] | None = None
         self._lock = threading.Lock()  # one work copy: jobs take turns
@@ -47,8 +71,12 @@ class LocalSandbox(DriverBackedSandbox):
         if self._scratch is None:
             self._scratch = Path(tempfile.mkdtemp(prefix="lsp-agent-sandbox-"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
-        env = {key: os.environ[key] for key in _PASSED_ENV if key in os.environ}
-        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", PYTHONDONTWRITEBYTECODE="1")
+        env = hardened_git_env({key: os.environ[key] for key in _PASSED_ENV if key in os.environ})
+        env.update(
+            HOME=str(self._scratch / "home"),
+            TMPDIR=str(self._scratch / "tmp"),
+            PYTHONDONTWRITEBYTECODE="1",
+        )
         return {
             "source": str(self.repo_root),
             "work": str(self._scratch / "work"),
@@ -57,10 +85,26 @@ class LocalSandbox(DriverBackedSandbox):
         }
 
     def _execute(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        if job.get("command"):
-            job["command"] = host_command(job["command"])
+        command = job.get("command")
+        if command:
+            question = host_question(command)
+            if self._approve is None or not self._approve(list(command), question):
+                who = "it was not approved" if self._approve else "there is no one to approve it"
+                error = (
+                    f"not run on this machine: {who} (SANDBOX_BACKEND=local runs commands "
+                    "unsandboxed; `lsp-agent sandbox build` sets up the Docker sandbox)"
+                )
+                return {"stage": "driver", "error": error, "applies": None}
+            job["command"] = host_command(command)
         with self._lock, tracing.span("exec", backend=self.backend):
+            self._fresh_home(job["env"])
             return driver_steps.run_job(job)
+
+    @staticmethod
+    def _fresh_home(env: dict[str, str]) -> None:
+        for key in ("HOME", "TMPDIR"):
+            shutil.rmtree(env[key], ignore_errors=True)
+            os.makedirs(env[key], mode=0o700)
 
     def close(self) -> None:
         with self._lock:

@@ -9,4 +9,5 @@ echo "== ruff format --check"; ruff format --check .
 echo "== mypy"; mypy
 echo "== phoenix environment"; lsp-agent phoenix --setup-only
 echo "== VS Code extension (npm ci, tsc, mocha, .vsix)"; bash editors/vscode/scripts/check.sh
+echo "== ACP test client (npm ci)"; npm ci --prefix tests/acp/client --no-audit --no-fund
 echo "== pytest"; pytest "$@"

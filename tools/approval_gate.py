@@ -8,8 +8,9 @@ show it (a terminal prompt, an editor dialog), and waits — a timeout is a reje
 
 from __future__ import annotations
 
+import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -84,3 +85,24 @@ class StoreGate:
             return answered
         self.present(request, ask)
         return self.store.wait(request.id, self.timeout_s)
+
+
+class HostCommandApproval:
+    """Asks `gate` before the local sandbox runs a command on the user's machine.
+
+    Handed to `open_sandbox(host_approval=...)`: with SANDBOX_BACKEND=local every check
+    command, `run_cmd` and `run_tests` runs unsandboxed, so each needs its own yes.
+    """
+
+    def __init__(self, gate: ApprovalGate) -> None:
+        self.gate = gate
+
+    def __call__(self, argv: Sequence[str], question: str) -> bool:
+        command = shlex.join(argv)
+        ask = ApprovalAsk(
+            kind=ApprovalKind.COMMAND,
+            content=command,
+            summary=f"Run `{command}` UNSANDBOXED on your machine",
+            details=question,
+        )
+        return self.gate.ask(ask).approved

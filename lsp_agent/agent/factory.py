@@ -116,6 +116,15 @@ def summarize_observation(text: str, limit: int = 160) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
+def is_error_observation(text: str) -> bool:
+    """True when a tool's observation is the error schema (`{"error": ..., "message": ...}`)."""
+    try:
+        data = json.loads(text.strip())
+    except ValueError:
+        return False
+    return isinstance(data, dict) and "error" in data and "message" in data
+
+
 def schema_tokens(tools: list[Any]) -> int:
     """Estimated tokens of the tool schemas sent with every request."""
     text = json.dumps(compact_tool_schemas(tools))
@@ -159,9 +168,11 @@ class StepMonitor:
             [*agent.memory.steps, step],
             lambda: agent.write_memory_to_messages() + action_messages(step),
         )
-        line = summarize_observation(str(step.error) if step.error else (step.observations or ""))
+        observation = str(step.error) if step.error else (step.observations or "")
+        line = summarize_observation(observation)
+        ok = step.error is None and not is_error_observation(observation)
         self.on_progress(
-            ProgressEvent(step.step_number, self.max_steps, tool, line or "thinking", "step")
+            ProgressEvent(step.step_number, self.max_steps, tool, line or "thinking", "step", ok=ok)
         )
         if self.cancel.is_set() or self.context.state.stopped:
             agent.interrupt()

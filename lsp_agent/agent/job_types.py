@@ -8,7 +8,7 @@ them through these types only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 JobStatus = Literal["answered", "max_steps", "cancelled", "stopped", "failed"]
 
@@ -22,6 +22,10 @@ class ProgressEvent:
     tool: str | None
     message: str
     kind: Literal["step", "tool", "approval", "info"] = "step"
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """For a `tool` event: the call's arguments (a front end may show the path it reads)."""
+    ok: bool = True
+    """For a `step` event: False when the step's tool call failed (an error observation)."""
 
 
 @dataclass(frozen=True)

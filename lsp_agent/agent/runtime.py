@@ -37,18 +37,28 @@ def _tool_context(
     on_progress: Callable[[ProgressEvent], None],
     *,
     cancel: threading.Event | None = None,
+    mcp_servers: tuple[Any, ...] = (),
 ) -> Any:
     from lsp_agent.agent.memory import WorkspaceMemory
     from safety.policy import CommandPolicy
     from safety.run_state import AgentState
     from sandbox import open_sandbox
+    from tools.approval_gate import HostCommandApproval
     from tools.base import ToolContext, ToolLimits
 
     state = AgentState(max_steps=settings.agent_max_steps + 1)
 
     def tool_started(name: str, arguments: dict[str, Any]) -> None:
-        step = min(state.step + 1, settings.agent_max_steps)
-        on_progress(ProgressEvent(step, settings.agent_max_steps, name, f"running {name}", "tool"))
+        on_progress(
+            ProgressEvent(
+                min(state.step + 1, settings.agent_max_steps),
+                settings.agent_max_steps,
+                name,
+                f"running {name}",
+                "tool",
+                arguments=dict(arguments),
+            )
+        )
 
     return ToolContext(
         workspace=workspace,
@@ -59,18 +69,25 @@ def _tool_context(
         approvals=approvals,
         state=state,
         writer=writer,
-        sandbox_factory=lambda: open_sandbox(workspace.root, settings.sandbox_config()),
+        sandbox_factory=lambda: open_sandbox(
+            workspace.root, settings.sandbox_config(), host_approval=HostCommandApproval(approvals)
+        ),
         check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
         memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
-        mcp=mcp_toolbox(settings, workspace.root, cancel),
+        mcp=mcp_toolbox(settings, workspace.root, cancel, mcp_servers),
     )
 
 
-def mcp_toolbox(settings: Settings, root: Path, cancel: threading.Event | None) -> Any:
-    """The job's MCP servers from the user's `MCP_CONFIG`, or None (a bad file is logged and
-    the job goes on without MCP tools)."""
-    if not settings.mcp_config:
+def mcp_toolbox(
+    settings: Settings,
+    root: Path,
+    cancel: threading.Event | None,
+    extra: tuple[Any, ...] = (),
+) -> Any:
+    """The job's MCP servers: the user's `MCP_CONFIG` and the front end's `extra` specs
+    (ACP clients pass theirs), or None. A bad file is logged; the job goes on without it."""
+    if not settings.mcp_config and not extra:
         return None
     from tools.mcp.config import McpConfigError, load_mcp_config
     from tools.mcp.toolbox import McpToolbox
@@ -78,8 +95,9 @@ def mcp_toolbox(settings: Settings, root: Path, cancel: threading.Event | None) 
     try:
         specs = load_mcp_config(settings.mcp_config)
     except McpConfigError as exc:
-        log.warning("%s; no MCP tools in this job", exc)
-        return None
+        log.warning("%s; no MCP tools from it in this job", exc)
+        specs = []
+    specs = [*specs, *extra]
     return McpToolbox(specs, root, cancel=cancel) if specs else None
 
 
@@ -132,8 +150,10 @@ def run_agent_job(
     on_progress: Callable[[ProgressEvent], None],
     cancel: threading.Event,
     model: Any = None,
+    mcp_servers: tuple[Any, ...] = (),
 ) -> JobResult:
-    """Run `task` to its end. `model=None` builds the model from `settings`."""
+    """Run `task` to its end. `model=None` builds the model from `settings`; `mcp_servers`
+    (`tools.mcp.config.McpServerSpec`s) are offered beside the user's `MCP_CONFIG`."""
     started = time.monotonic()
     quiet_third_party_imports()
     from smolagents.utils import AgentError
@@ -159,7 +179,9 @@ def run_agent_job(
     except ModelConfigError as exc:
         return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)
     robust = RobustModel(inner)
-    context = _tool_context(settings, workspace, approvals, writer, on_progress, cancel=cancel)
+    context = _tool_context(
+        settings, workspace, approvals, writer, on_progress, cancel=cancel, mcp_servers=mcp_servers
+    )
     offer_argument_choices(inner, context)
     agent, monitor = build_agent(
         robust,

@@ -1,8 +1,10 @@
 """The editor `lsp-agent demo` plays: a headless client that acts as a user would.
 
 It opens documents, asks for code actions, runs one, shows progress as it arrives, answers
-the server's approval questions (patches: Apply; commands: Reject — the demo never runs
-a command it was asked about), applies workspace edits to its buffers and saves them.
+the server's approval questions (patches: Apply; commands: Reject, except the unsandboxed
+patch check that SANDBOX_BACKEND=local asks about: the demo's sample repository is its
+own, and it runs those tests on this machine itself), applies workspace edits to its
+buffers and saves them.
 """
 
 from __future__ import annotations
@@ -130,6 +132,8 @@ class DemoEditor(HeadlessClient):
     def answer(self, params: types.ShowMessageRequestParams) -> types.MessageActionItem:
         titles = [action.title for action in params.actions or ()]
         choice = "Apply" if "Apply" in titles else "Reject"
+        if "UNSANDBOXED" in params.message and "pytest" in params.message and "Run" in titles:
+            choice = "Run"  # the check of the demo's own sample (see the module docstring)
         self.questions.append(params.message)
         first_line = params.message.splitlines()[0] if params.message else ""
         self.show(f"   question: {first_line} -> {choice}")

@@ -127,20 +127,22 @@ def check_model(settings: Settings) -> Check:
 
 def check_docker(settings: Settings) -> Check:
     required = settings.sandbox_backend == "docker"
+    status = Status.FAIL if required else Status.WARN
     try:
-        import docker
+        from sandbox.docker_client import RemoteEngine, connect
 
-        client = docker.from_env(timeout=5)
+        client = connect(timeout_s=5)
         try:
             version = client.version().get("Version", "?")
         finally:
             client.close()
         return Check("docker", Status.OK, f"engine {version} reachable", required)
+    except RemoteEngine as exc:
+        return Check("docker", status, f"{exc}; patches are not checked until then", required)
     except Exception as exc:
-        status = Status.FAIL if required else Status.WARN
         detail = (
-            f"engine not reachable ({type(exc).__name__}); patches are checked with the "
-            "local fallback. Install docker.io and start dockerd"
+            f"engine not reachable ({type(exc).__name__}); patches are not checked "
+            "(`check: unavailable`). Install docker.io and start dockerd"
         )
         return Check("docker", status, detail, required)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from lsp_agent import __version__
 from lsp_agent.logging_setup import configure_logging, quiet_third_party_imports
@@ -22,6 +23,12 @@ def _serve(args: argparse.Namespace) -> int:
     from lsp_agent.lsp.stdio import serve_stdio
 
     return serve_stdio()
+
+
+def _acp(args: argparse.Namespace) -> int:
+    from lsp_agent.acp.server import serve_acp
+
+    return serve_acp()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -79,6 +86,24 @@ def _bench(args: argparse.Namespace) -> int:
     return run_bench(args.name, runs=args.runs, output=args.output, options=options)
 
 
+def _add_trust(sub: Any) -> None:
+    trust = sub.add_parser(
+        "trust",
+        help="trust the security keys of a workspace's .env (this exact content)",
+        description="Security keys (MODEL_*, SANDBOX_*, PHOENIX_*, CHECK_COMMAND, POLICY_FILE, "
+        "MCP_CONFIG, AGENT_TYPE, AGENT_SUBAGENTS, AGENT_MEMORY) in a workspace's .env are "
+        "ignored until you trust that file. This records the SHA-256 of DIR/.env in "
+        "$XDG_DATA_HOME/lsp-agent/trusted-env.json; once the file changes it is untrusted "
+        "again. Read the file before you trust it: it decides where code runs and where your "
+        "code and prompts are sent.",
+    )
+    trust.add_argument(
+        "directory", nargs="?", type=Path, default=Path.cwd(), help="workspace (default: .)"
+    )
+    trust.add_argument("--forget", action="store_true", help="withdraw the trust instead")
+    trust.set_defaults(handler=_trust)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lsp-agent",
@@ -95,6 +120,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--stdio", action="store_true", help="accepted for editor compatibility")
     serve.set_defaults(handler=_serve)
+
+    acp = sub.add_parser(
+        "acp",
+        help="run the agent for ACP clients (Zed, JetBrains, CodeCompanion, avante.nvim) on stdio",
+        description="Speak the Agent Client Protocol (version 1) on stdin/stdout: the same "
+        "agent, tools, policy and sandbox in an editor's agent panel. The session's cwd is "
+        "the workspace root; settings are read as for `serve`.",
+    )
+    acp.set_defaults(handler=_acp)
 
     run = sub.add_parser("run", help="run one task headless on a repository")
     run.add_argument("task", nargs="?", help="what the agent should do")
@@ -113,21 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--model", default=None, help="model id (default: the embedded model)")
     demo.set_defaults(handler=_demo)
 
-    trust = sub.add_parser(
-        "trust",
-        help="trust the security keys of a workspace's .env (this exact content)",
-        description="Security keys (MODEL_*, SANDBOX_*, PHOENIX_*, CHECK_COMMAND, POLICY_FILE, "
-        "MCP_CONFIG, AGENT_TYPE, AGENT_SUBAGENTS, AGENT_MEMORY) in a workspace's .env are "
-        "ignored until you trust that file. This records the SHA-256 of DIR/.env in "
-        "$XDG_DATA_HOME/lsp-agent/trusted-env.json; once the file changes it is untrusted "
-        "again. Read the file before you trust it: it decides where code runs and where your "
-        "code and prompts are sent.",
-    )
-    trust.add_argument(
-        "directory", nargs="?", type=Path, default=Path.cwd(), help="workspace (default: .)"
-    )
-    trust.add_argument("--forget", action="store_true", help="withdraw the trust instead")
-    trust.set_defaults(handler=_trust)
+    _add_trust(sub)
 
     doctor = sub.add_parser("doctor", help="check the installation and report what is missing")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")

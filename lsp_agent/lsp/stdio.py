@@ -1,25 +1,13 @@
-"""Run the language server over stdio with stdout reserved for JSON-RPC.
-
-Any stray write to stdout — a `print` in a library, a C extension writing to fd 1, a
-progress bar — would corrupt the message stream and break the editor. So before the
-server starts, the real stdout file descriptor is duplicated for the JSON-RPC writer and
-fd 1 (and `sys.stdout`) are pointed at stderr.
-"""
+"""Run the language server over stdio with stdout reserved for JSON-RPC
+(`lsp_agent.stdout_guard`: fd 1 and `sys.stdout` go to stderr, the real stdout to pygls)."""
 
 from __future__ import annotations
 
-import os
 import sys
-from typing import BinaryIO
 
+from lsp_agent.stdout_guard import reserve_stdout_for_rpc
 
-def reserve_stdout_for_rpc() -> BinaryIO:
-    """Return a binary stream on the real stdout; make fd 1 and `sys.stdout` go to stderr."""
-    sys.stdout.flush()
-    rpc_fd = os.dup(sys.stdout.fileno())
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    sys.stdout = sys.stderr
-    return os.fdopen(rpc_fd, "wb", buffering=0)
+__all__ = ["reserve_stdout_for_rpc", "serve_stdio"]
 
 
 def serve_stdio() -> int:

@@ -6,6 +6,7 @@ same afterwards and no marker file appeared on the host.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from pathlib import Path
@@ -22,8 +23,27 @@ pytestmark = pytest.mark.docker
 MARKER = Path("/tmp") / f"lsp-agent-pwned-{uuid.uuid4().hex}"
 
 
+OWNER = 1000  # a non-root user, as on a workstation (CI runs as root)
+
+
+def make_private(repo: Path, uid: int = OWNER) -> Path:
+    """`repo` owned by `uid`, mode 0700 / 0600: readable by its owner only (umask 077)."""
+    for path in (repo, *repo.rglob("*")):
+        os.lchown(path, uid, uid)
+        if not path.is_symlink():
+            path.chmod(0o700 if path.is_dir() else 0o600)
+    return repo
+
+
+@pytest.fixture(params=["root-owned", "0700 of a user"])
+def repo_kind(request) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
-def host_untouched(tmp_repo):
+def host_untouched(tmp_repo, repo_kind):
+    if repo_kind != "root-owned":
+        make_private(tmp_repo)
     before = tree_digest(tmp_repo)
     names = sorted(p.name for p in tmp_repo.iterdir())
     yield tmp_repo
@@ -96,23 +116,21 @@ def test_network_egress_fails(box):
     assert out.count("blocked") == 3
 
 
-@pytest.mark.parametrize("target", ["/evil", "/etc/evil", "/usr/bin/evil", "/workspace/pwned"])
+@pytest.mark.parametrize("target", ["/evil", "/etc/evil", "/usr/bin/evil", "/sandbox/pwned"])
 def test_writes_outside_tmp_fail(box, target):
     result = box.run(["sh", "-c", f"echo x > {target}"])
     assert result.exit_code != 0
     assert "Read-only file system" in result.stderr
 
 
-def test_workspace_cannot_be_changed_in_any_way(box):
+def test_the_work_tree_changes_but_never_the_repository(box):
+    # The job's tree is a copy-on-write view: it may wreck it; the host repository is
+    # byte-identical afterwards (host_untouched) and the next job gets a fresh view.
     result = box.run(
-        [
-            "sh",
-            "-c",
-            "rm -f /workspace/pkg/calc.py; chmod 777 /workspace; "
-            "mv /workspace/tests /workspace/t2; echo done",
-        ]
+        ["sh", "-c", "rm -f pkg/calc.py; chmod 777 .; mv tests t2; echo x > pwned; ls"]
     )
-    assert result.stderr.count("Read-only file system") >= 3
+    assert result.stdout.split() == ["pkg", "pwned", "t2"]
+    assert box.run(["ls"]).stdout.split() == ["pkg", "tests"]
 
 
 def test_proc_sys_writes_fail(box):
@@ -159,7 +177,8 @@ def test_malicious_conftest_runs_only_inside_the_container(box, host_untouched):
     )
     result = box.check_patch(diff, ["python", "-m", "pytest", "-q", "-s"])
     assert result.applies is True
-    assert "PWN uid=65534 host=sandbox" in result.output
+    uid = os.stat(host_untouched).st_uid or 65534  # the owner's uid; nobody's for root's
+    assert f"PWN uid={uid} host=sandbox" in result.output
     assert f"wrote {MARKER}" in result.output  # it wrote its marker: in the container's /tmp
     assert "refused /workspace/pwned" in result.output
     assert not MARKER.exists()  # ...and not on the host (checked again by host_untouched)

@@ -77,10 +77,17 @@ def test_bad_diffs_get_a_clear_result(box, diff, words):
 
 
 def test_run_works_in_a_fresh_copy(box):
-    first = box.run(["sh", "-c", "pwd; echo new > pkg/calc.py; cat pkg/calc.py"])
-    again = box.run(["cat", "pkg/calc.py"])
-    assert first.stdout.splitlines() == ["/tmp/work", "new"]
-    assert again.stdout == "def add(a, b):\n    return a + b\n"
+    first = box.run(
+        ["sh", "-c", "pwd; echo new > pkg/new.py; sed -i s/a/z/ pkg/calc.py; cat pkg/*"]
+    )
+    again = box.run(["sh", "-c", "pwd; cat pkg/*"])
+    assert first.stdout.splitlines() == [
+        "/sandbox/tree-0",
+        "def zdd(a, b):",
+        "    return z + b",
+        "new",
+    ]
+    assert again.stdout.splitlines() == ["/sandbox/tree-1", "def add(a, b):", "    return a + b"]
     assert box.run(["git", "--version"]).exit_code == 0
 
 
@@ -102,18 +109,23 @@ def test_container_is_created_with_every_hardening_option(box, tmp_repo, monkeyp
     assert host["PidMode"] in ("", "private")
     assert host["UTSMode"] in ("", "private")
     assert host["IpcMode"] == "private"
-    assert host["Binds"] == [f"{tmp_repo}:/workspace:ro"]
-    assert all(not mount["RW"] for mount in info["Mounts"])
+    assert not host["Binds"]
+    trees = [mount for mount in host["Mounts"] if mount["Target"].startswith("/sandbox/tree-")]
+    assert len(trees) == len(host["Mounts"]) == 8
+    for mount in trees:  # copy-on-write views: the repository is the read-only lower layer
+        options = mount["VolumeOptions"]["DriverConfig"]["Options"]
+        assert options["type"] == "overlay"
+        assert options["o"].startswith(f"lowerdir={tmp_repo},upperdir=")
     assert not any("docker.sock" in str(mount) for mount in info["Mounts"])
     assert host["AutoRemove"] is True
-    assert config["User"] == "65534:65534"
+    assert config["User"] == "65534:65534"  # the repository belongs to root: nobody
     assert not any("sk-do-not-leak" in entry for entry in config["Env"])
 
 
 def test_inside_the_container(box):
     script = (
         "id -u; id -g; grep -E '^(Seccomp|NoNewPrivs|CapEff):' /proc/self/status;"
-        "grep ' /tmp ' /proc/mounts; grep ' /workspace ' /proc/mounts; ls /sys/class/net;"
+        "grep ' /tmp ' /proc/mounts; ls /sys/class/net;"
         "cat /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids.max 2>/dev/null;"
         "cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max 2>/dev/null;"
         "cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu.max 2>/dev/null;"
@@ -128,8 +140,7 @@ def test_inside_the_container(box):
     tmp_mount = next(line for line in lines if " /tmp " in line)
     assert "noexec" in tmp_mount
     assert "nosuid" in tmp_mount
-    workspace_mount = next(line for line in lines if " /workspace " in line)
-    assert " ro," in workspace_mount
+    assert not any(" /workspace " in line for line in lines)
     assert "lo" in lines
     assert "eth0" not in lines
     assert "100" in lines

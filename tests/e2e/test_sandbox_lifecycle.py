@@ -127,6 +127,9 @@ def test_bench_reports_cold_and_warm_figures(sandbox_image):
     assert figures["cold_s"] > 0 and figures["warm_s"] > 0
     assert figures["ratio"] == pytest.approx(figures["warm_s"] / figures["cold_s"])
     assert figures["target_ratio"] == TARGET_RATIO
+    assert figures["large_warm_s"] > 0 and figures["large_mb"] >= 300  # more than the tmpfs
+    assert figures["size_ratio"] == pytest.approx(figures["large_warm_s"] / figures["warm_s"])
+    assert figures["overlay"] == 1.0
 
 
 @pytest.mark.skipif(

@@ -142,3 +142,14 @@ def test_doctor_lists_mcp_servers_their_tools_and_whether_they_start(tmp_path) -
     assert check.status.name == "FAIL" and "'b' did not start" in check.detail
     [check] = check_mcp(Settings(), tmp_path)
     assert "MCP_CONFIG is not set" in check.detail
+
+
+def test_doctor_says_plainly_that_a_remote_engine_is_not_supported(monkeypatch):
+    from lsp_agent.cli.doctor import check_docker
+    from lsp_agent.settings import Settings
+
+    monkeypatch.setenv("DOCKER_HOST", "ssh://builder@build-box.invalid")
+    check = check_docker(Settings(sandbox_backend="docker"))
+    assert check.status.name == "FAIL"
+    assert "not on this machine" in check.detail
+    assert "only a Docker engine on this machine is supported" in check.detail

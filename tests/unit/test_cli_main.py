@@ -10,7 +10,7 @@ import pytest
 
 from lsp_agent.cli.main import build_parser, main
 
-SUBCOMMANDS = ("serve", "run", "demo", "doctor", "sandbox", "bench", "phoenix")
+SUBCOMMANDS = ("serve", "acp", "run", "demo", "doctor", "sandbox", "bench", "phoenix")
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -174,3 +174,16 @@ def test_safety_and_sandbox_do_not_import_tools_and_safety_not_sandbox() -> None
         if target.split(".")[0] not in allowed[module.split(".")[0]]
     )
     assert offenders == []
+
+
+def test_front_ends_do_not_import_each_other_and_the_runtime_imports_none() -> None:
+    front_ends = ("lsp_agent.lsp", "lsp_agent.acp", "lsp_agent.cli")
+    offenders = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph().items()
+        for target in targets
+        for home in ("lsp_agent.lsp", "lsp_agent.acp", "lsp_agent.agent")
+        if module.startswith(home + ".") or module == home
+        if any(target.startswith(f + ".") for f in front_ends if f != home)
+    )
+    assert offenders == []

@@ -144,6 +144,11 @@ def test_allow_list_and_cap_bound_what_is_offered(tmp_path: Path) -> None:
         assert len(box.tools(context)) == 2
 
 
+def error_of(observation: str) -> dict:
+    """The error object at the start of an observation."""
+    return json.JSONDecoder().raw_decode(observation)[0]
+
+
 class Recorder:
     def __init__(self, approve: bool) -> None:
         self.approve, self.asked = approve, []
@@ -179,9 +184,9 @@ def test_trusted_calls_run_and_bad_arguments_are_observations(tmp_path: Path) ->
     tools, box = wrapped(tmp_path, gate)
     with box:
         assert tools["mcp_t_add"].forward(a=20, b=22) == "42"
-        bad = json.loads(tools["mcp_t_add"].forward(a="x", b=2))
-        missing = json.loads(tools["mcp_t_add"].forward(a=1))
-        off_schema = json.loads(tools["mcp_t_pick"].forward(color="blue"))
+        bad = error_of(tools["mcp_t_add"].forward(a="x", b=2))
+        missing = error_of(tools["mcp_t_add"].forward(a=1))  # (a loop hint may follow)
+        off_schema = error_of(tools["mcp_t_pick"].forward(color="blue"))
         assert tools["mcp_t_pick"].forward(color="red") == "red"
     assert gate.asked == []
     assert bad["error"] == "invalid_argument" and bad["recovery_suggestion"]

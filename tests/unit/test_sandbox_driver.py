@@ -64,13 +64,28 @@ def test_overlay_replaces_disk_text_before_the_diff(tmp_repo, tmp_path):
     assert answer["stdout"] == "N = 1\n"
 
 
+def test_symlinks_leading_outside_are_left_out_of_the_copy(tmp_repo, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("host file")
+    (tmp_repo / "link").symlink_to(outside)
+    (tmp_repo / "inside").symlink_to("pkg")
+    work = tmp_path / "w"
+    answer = run_job(job(tmp_repo, work, command=["cat", "link/secret.txt"]))
+    assert answer["exit_code"] != 0
+    assert "host file" not in answer["stdout"]
+    assert not (work / "link").exists()
+    assert (work / "inside").is_symlink()  # a link within the repository is kept
+
+
 def test_overlay_cannot_escape_through_a_symlink(tmp_repo, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (tmp_repo / "link").symlink_to(outside)
-    answer = run_job(job(tmp_repo, tmp_path / "w", overlay={"link/evil.py": "x"}))
+    # A work tree given as is (the container's copy-on-write view) keeps its symlinks.
+    answer = run_job(job(tmp_repo, tmp_path / "w", tree=str(tmp_repo), overlay={"link/e.py": "x"}))
     assert "leads out of the repository" in answer["error"]
-    assert not (outside / "evil.py").exists()
+    assert not (outside / "e.py").exists()
 
 
 def test_unreadable_source_is_reported(tmp_path):

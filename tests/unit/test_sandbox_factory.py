@@ -79,14 +79,38 @@ def test_docker_requested_but_unavailable_means_check_unavailable(tmp_repo, capl
     assert "lsp-agent sandbox build" in errors[0].getMessage()
 
 
-def test_auto_falls_back_to_local_loudly(tmp_repo, caplog):
+@pytest.mark.parametrize(
+    "engine",
+    [FakeEngine(image_present=False), FakeEngine(start_error="the engine is down")],
+    ids=["no image", "no engine"],
+)
+def test_auto_never_falls_back_to_the_host(tmp_repo, caplog, engine):
     with caplog.at_level(logging.WARNING):
-        box = open_sandbox(tmp_repo, SandboxConfig(), engine=FakeEngine(image_present=False))
-    assert isinstance(box, LocalSandbox)
-    box.close()
+        box = open_sandbox(tmp_repo, SandboxConfig(), engine=engine)
+    assert isinstance(box, NullSandbox)
+    check = box.check_patch(DIFF)
+    assert (check.applies, check.check_status) == (True, "unavailable")
+    assert "lsp-agent sandbox build" in check.output
+    assert not box.run(["true"]).available
     text = " ".join(r.getMessage() for r in caplog.records)
     assert "lsp-agent sandbox build" in text
-    assert "WITHOUT ISOLATION" in text
+
+
+def test_a_remote_engine_is_refused_plainly(tmp_repo, monkeypatch):
+    import docker
+
+    monkeypatch.setenv("DOCKER_HOST", "tcp://build-box.invalid:2375")
+    client = docker.DockerClient(base_url="tcp://build-box.invalid:2375", version="1.41")
+    from sandbox.docker_engine import DockerEngine
+    from sandbox.engine import EngineNotLocal
+
+    with pytest.raises(EngineNotLocal, match="only a Docker engine on this machine"):
+        DockerEngine(client)
+    with open_sandbox(tmp_repo, SandboxConfig(backend="docker")) as box:
+        assert isinstance(box, NullSandbox)
+        check = box.check_patch(DIFF)
+    assert "not on this machine" in check.output
+    assert "sandbox/README.md" in check.output
 
 
 def test_auto_prefers_docker(tmp_repo):

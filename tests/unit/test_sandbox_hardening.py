@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import pytest
 
 from sandbox.hardening import SANDBOX_ENV, container_options, host_config_options
 
+BINDS = {"/repo": {"bind": "/workspace", "mode": "ro"}}
+
 
 def test_host_config_confines_the_container():
-    options = host_config_options(Path("/repo"), auto_remove=True)
+    options = host_config_options(BINDS, [], auto_remove=True)
     assert options["network_mode"] == "none"
     assert options["cap_drop"] == ["ALL"]
     assert options["security_opt"] == ["no-new-privileges"]  # default seccomp stays on
@@ -23,7 +25,7 @@ def test_host_config_confines_the_container():
 
 
 def test_no_host_namespaces_no_socket_no_devices():
-    options = host_config_options(Path("/repo"), auto_remove=False)
+    options = host_config_options(BINDS, [], auto_remove=False)
     for key in ("pid_mode", "userns_mode", "uts_mode", "devices", "cap_add", "volumes_from"):
         assert key not in options
     assert options["ipc_mode"] == "private"
@@ -34,6 +36,11 @@ def test_container_runs_as_nobody_with_a_clean_environment(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     options = container_options("img:1", ["true"], stdin_open=True)
     assert options["user"] == "65534:65534"
+    assert container_options("img:1", ["true"], stdin_open=True, user="1000:1000")["user"] == (
+        "1000:1000"
+    )
+    with pytest.raises(ValueError, match="never runs as root"):
+        container_options("img:1", ["true"], stdin_open=True, user="0:0")
     assert options["environment"] == SANDBOX_ENV
     assert "sk-secret" not in str(options)
     assert options["network_disabled"] is True

@@ -3,6 +3,7 @@
  * status bar item, palette commands and settings. The logic lives in plain modules (discovery,
  * settings, status, restart policy, Phoenix URL, middleware); this file wires them to VS Code.
  */
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
@@ -11,7 +12,6 @@ import {
   DidChangeConfigurationNotification,
   ErrorAction,
   ExecuteCommandRequest,
-  type Executable,
   LanguageClient,
   type LanguageClientOptions,
   RevealOutputChannelOn,
@@ -35,10 +35,12 @@ import {
   summariseStatus,
 } from './jobs';
 import { createMiddleware } from './middleware';
+import { DiffPatchReview } from './patchReview';
 import { phoenixLink } from './phoenix';
 import { RestartPolicy } from './restartPolicy';
 import { discoverServer, type FoundServer } from './serverDiscovery';
 import { createStderrClassifier } from './serverLog';
+import { describeStartFailure, errorText, ServerProcess } from './serverProcess';
 import { SECTION } from './settingsMap';
 import { type ServerState, StatusModel } from './statusModel';
 
@@ -56,11 +58,19 @@ const SHOW_LOG = 'Show Log';
 const OPEN_SETTINGS = 'Open Settings';
 const RESTART = 'Restart';
 
+/** One start of the server (the language client may respawn it within one attempt after a crash). */
+interface StartAttempt {
+  process: ServerProcess | undefined;
+  /** The failure of this start was reported to the user (once, whichever path saw it first). */
+  reported: boolean;
+}
+
 export class AgentController implements vscode.Disposable {
   private readonly output: vscode.LogOutputChannel;
   private readonly statusItem: vscode.StatusBarItem;
   private readonly model = new StatusModel();
   private readonly restartPolicy = new RestartPolicy();
+  private readonly review = new DiffPatchReview();
   private readonly disposables: vscode.Disposable[] = [];
   private client: LanguageClient | undefined;
   private server: FoundServer | undefined;
@@ -69,8 +79,9 @@ export class AgentController implements vscode.Disposable {
   private restarting: Promise<void> | undefined;
   /** The server finished starting since it was last (re)started. */
   private reachedRunning = false;
-  /** closed() already told the user about the failure of the current start. */
-  private failureReported = false;
+  /** Resolves once the running client has registered its features (see onDidChangeState). */
+  private clientReady: Promise<void> | undefined;
+  private attempt: StartAttempt | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('LSP Agent', { log: true });
@@ -80,6 +91,7 @@ export class AgentController implements vscode.Disposable {
     this.disposables.push(
       this.output,
       this.statusItem,
+      this.review,
       vscode.commands.registerCommand('lspAgent.runTask', () => this.runTask()),
       vscode.commands.registerCommand('lspAgent.cancelTask', () => this.cancel()),
       vscode.commands.registerCommand('lspAgent.showStatus', () => this.showStatus()),
@@ -144,13 +156,16 @@ export class AgentController implements vscode.Disposable {
     this.output.info(`Starting the server: ${found.description}`);
 
     const folders = this.folders();
-    const executable: Executable = {
-      command: found.command,
-      args: [...found.args],
-      options: {
+    const attempt: StartAttempt = { process: undefined, reported: false };
+    this.attempt = attempt;
+    // The extension spawns the server itself: a failed spawn and an early exit are then facts
+    // (ServerProcess), and the message does not depend on which the client noticed first.
+    const spawnServer = async (): Promise<ChildProcess> => {
+      attempt.process = await ServerProcess.start(found.command, found.args, {
         cwd: folders[0] ?? os.homedir(),
         env: { ...process.env, PYTHONUNBUFFERED: '1' },
-      },
+      });
+      return attempt.process.child;
     };
     const classify = createStderrClassifier();
     const clientOptions: LanguageClientOptions = {
@@ -177,6 +192,7 @@ export class AgentController implements vscode.Disposable {
           this.lastJobId = jobId;
         },
         askForTask: () => this.askForTask(),
+        review: this.review,
         serverPayload: (scopeUri) =>
           serverPayload(vscode.workspace.getConfiguration(SECTION, scopeUri ? vscode.Uri.parse(scopeUri) : undefined)),
       }),
@@ -186,9 +202,12 @@ export class AgentController implements vscode.Disposable {
           handled: true,
         }),
         closed: () => {
-          const decision = this.restartPolicy.onCrash(Date.now(), this.reachedRunning);
+          if (!this.reachedRunning) {
+            void this.reportStartFailure(attempt, found);
+            return { action: CloseAction.DoNotRestart, handled: true };
+          }
+          const decision = this.restartPolicy.onCrash(Date.now(), true);
           this.reachedRunning = false;
-          this.failureReported = true;
           this.output.warn(decision.message);
           if (decision.restart) {
             void vscode.window.showWarningMessage(decision.message, SHOW_LOG).then((choice) => {
@@ -230,46 +249,96 @@ export class AgentController implements vscode.Disposable {
       },
     };
 
-    const client = new AgentLanguageClient('lspAgent', 'LSP Agent', { run: executable, debug: executable }, clientOptions);
+    const client = new AgentLanguageClient('lspAgent', 'LSP Agent', spawnServer, clientOptions);
+    // The extension asks for the task of `Agent: ask…` (middleware.executeCommand), so the
+    // server may offer that action: `capabilities.experimental.lspAgent.prompt`.
+    client.registerFeature({
+      fillClientCapabilities: (capabilities) => {
+        const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+        capabilities.experimental = { ...experimental, lspAgent: { prompt: true } };
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: 'static' }),
+      clear: () => undefined,
+    });
     this.client = client;
     client.onDidChangeState((event) => {
       if (this.client !== client) return;
       if (event.newState === State.Running) {
         this.reachedRunning = true;
-        this.setServerState('running');
-      }
-      else if (event.newState === State.Starting) this.setServerState('starting');
+        // `Running` comes as soon as `initialize` is answered; the client registers its
+        // features (the server's commands among them) only after sending `initialized`. The
+        // server counts as up, and may be stopped, once that is done: its start promise (the
+        // same one, in flight: a restart by the client after a crash included) resolves.
+        const ready = client.start().then(
+          () => {
+            if (this.client === client) this.setServerState('running');
+          },
+          () => undefined,
+        );
+        this.clientReady = ready;
+      } else if (event.newState === State.Starting) this.setServerState('starting');
       else this.setServerState('stopped');
     });
     this.reachedRunning = false;
-    this.failureReported = false;
     this.setServerState('starting');
     try {
       await client.start();
     } catch (error) {
       if (this.client !== client) return;
-      const message = `LSP Agent: could not start the server (${found.description}): ${errorText(error)}`;
-      this.output.error(message);
       this.setServerState('stopped');
-      if (this.failureReported) return;
-      void vscode.window.showErrorMessage(message, RESTART, OPEN_SETTINGS, SHOW_LOG).then((choice) => {
-        if (choice === RESTART) void this.restart('manual');
-        if (choice === OPEN_SETTINGS) void this.openSettings();
-        if (choice === SHOW_LOG) this.output.show(true);
-      });
+      await this.reportStartFailure(attempt, found, error);
     }
+  }
+
+  /**
+   * Tells the user, once per start, why the server did not come up. Called by both paths that
+   * can see it (start() rejecting, the connection closing); the message depends only on what
+   * happened to the process (see describeStartFailure), so it is the same whichever comes first.
+   */
+  private async reportStartFailure(attempt: StartAttempt, found: FoundServer, error?: unknown): Promise<void> {
+    if (attempt.reported) return;
+    attempt.reported = true;
+    // An early exit is the likely cause: wait for it (a dead server's exit comes within ms).
+    const exit = attempt.process ? await attempt.process.exitWithin(5000) : undefined;
+    const message = describeStartFailure({
+      description: found.description,
+      error,
+      spawned: attempt.process !== undefined,
+      exit,
+    });
+    this.output.error(message);
+    if (this.attempt !== attempt) return; // a newer start replaced this one meanwhile
+    void vscode.window.showErrorMessage(message, RESTART, OPEN_SETTINGS, SHOW_LOG).then((choice) => {
+      if (choice === RESTART) void this.restart('manual');
+      if (choice === OPEN_SETTINGS) void this.openSettings();
+      if (choice === SHOW_LOG) this.output.show(true);
+    });
   }
 
   async stop(): Promise<void> {
     const client = this.client;
+    const process = this.attempt?.process;
+    const ready = this.clientReady;
     this.client = undefined;
+    this.attempt = undefined;
+    this.clientReady = undefined;
     if (client) {
+      // Stopping between `initialize` and the registration of the client's features would
+      // leave those (the server's commands) registered, and the next start could not register
+      // them again ("command 'lspAgent.run' already exists"). A loaded machine widens that gap.
+      if (ready && client.state === State.Running) {
+        await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, 10000))]);
+      }
       try {
         if (client.needsStop()) await client.stop(3000);
       } catch (error) {
         this.output.warn(`Stopping the server: ${errorText(error)}`);
       }
     }
+    // The client asked it to exit; a server that does not is ended (as the client does for
+    // servers it spawned itself).
+    await process?.stop(2000);
     this.setServerState('stopped');
   }
 
@@ -448,7 +517,15 @@ export class AgentController implements vscode.Disposable {
 
   private async showMenu(): Promise<void> {
     const running = this.model.view().kind === 'running' || this.model.view().kind === 'approval';
+    const patch = this.review.pending
+      ? [
+          { label: '$(check) Accept patch', command: 'lspAgent.acceptPatch' },
+          { label: '$(checklist) Review patch hunks…', command: 'lspAgent.reviewPatch' },
+          { label: '$(close) Reject patch', command: 'lspAgent.rejectPatch' },
+        ]
+      : [];
     const items: (vscode.QuickPickItem & { command: string })[] = [
+      ...patch,
       { label: '$(play) Run task…', command: 'lspAgent.runTask' },
       ...(running ? [{ label: '$(debug-stop) Cancel', command: 'lspAgent.cancelTask' }] : []),
       { label: '$(info) Show status', command: 'lspAgent.showStatus' },
@@ -480,11 +557,6 @@ function isExecutable(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
 
 let controller: AgentController | undefined;

@@ -3,9 +3,13 @@
  *
  *  - `$/progress` (WorkDoneProgress) -> the status bar; passed on unchanged, so VS Code still
  *    shows the client's own progress.
- *  - `workspace/applyEdit` -> "waiting for approval" while VS Code's refactor preview is open. The
- *    params go on untouched: the change annotations with `needsConfirmation: true` (one per hunk)
- *    are what makes VS Code show the preview.
+ *  - `workspace/applyEdit` -> "waiting for approval" while the user decides. A patch whose change
+ *    annotations ask for confirmation (`needsConfirmation`, one per hunk) goes to the `PatchReview`
+ *    first (a diff view with Accept / Review hunks / Reject): Accept applies it at once (the same
+ *    edit without the annotations), Review hunks passes the params on untouched (VS Code's
+ *    Refactor Preview, hunk by hunk), Reject answers `applied: false`. When the preview applies
+ *    nothing (no hunk ticked, or discarded) the user is asked again, told so: the agent hears
+ *    "rejected" only from an explicit Reject. Other edits go on untouched.
  *  - `workspace/configuration` for section `lspAgent` -> the flat map of server keys.
  *  - `workspace/executeCommand lspAgent.run` (from a code action in the lightbulb) -> asks for the
  *    task when the action carries none (`Agent: ask…`), and remembers the returned job id.
@@ -13,9 +17,24 @@
  * Type-only imports: this module loads (and is tested) without VS Code.
  */
 import type { Middleware } from 'vscode-languageclient';
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ResponseError } from 'vscode-languageclient';
+import { needsConfirmation, withoutConfirmation } from './annotatedEdit';
 import { configurationAnswer, type ServerPayload } from './configuration';
 import { type JobId, jobIdOf, RUN_COMMAND, runArgsNeedingTask } from './jobs';
 import type { WorkDoneValue } from './statusModel';
+
+export type PatchChoice = 'accept' | 'reject' | 'review';
+
+/** Where the user decides on a patch that needs confirmation (VS Code: src/patchReview.ts). */
+export interface PatchReview {
+  /** Shows the patch and waits for the user's choice; `again` says why they are asked again. */
+  choose(params: ApplyWorkspaceEditParams, again?: string): Promise<PatchChoice>;
+  /** The decision on `params` is made: closes what choose() opened for it. */
+  close(params: ApplyWorkspaceEditParams): Promise<void>;
+}
+
+export const NOTHING_APPLIED =
+  'Nothing was applied: no change was ticked in the Refactor Preview, or it was discarded.';
 
 export interface MiddlewareHooks {
   onProgress(token: string | number, value: WorkDoneValue): void;
@@ -26,6 +45,31 @@ export interface MiddlewareHooks {
   askForTask(): Promise<string | undefined>;
   /** The server keys for `workspace/configuration` (scope: a folder URI, if the server names one). */
   serverPayload(scopeUri?: string): ServerPayload;
+  /** Without it, patches go straight to VS Code's Refactor Preview. */
+  review?: PatchReview;
+}
+
+type ApplyResult = ApplyWorkspaceEditResult | ResponseError<void>;
+
+/** Accept / review hunks / reject, until an edit is applied or the user rejects it. */
+async function reviewPatch(
+  review: PatchReview,
+  params: ApplyWorkspaceEditParams,
+  apply: (p: ApplyWorkspaceEditParams) => Promise<ApplyResult>,
+): Promise<ApplyResult> {
+  let again: string | undefined;
+  try {
+    for (;;) {
+      const choice = await review.choose(params, again);
+      if (choice === 'accept') return await apply(withoutConfirmation(params));
+      if (choice === 'reject') return { applied: false };
+      const result = await apply(params);
+      if (!('applied' in result) || result.applied || result.failureReason) return result;
+      again = NOTHING_APPLIED;
+    }
+  } finally {
+    await review.close(params);
+  }
 }
 
 function isError(value: unknown): value is Error {
@@ -60,7 +104,8 @@ export function createMiddleware(hooks: MiddlewareHooks): Middleware {
         hooks.approvalStarted();
         try {
           // The client's `next` takes the params only (the signature type adds a token).
-          const apply = next as unknown as (p: typeof params) => ReturnType<typeof next>;
+          const apply = next as unknown as (p: typeof params) => Promise<ApplyResult>;
+          if (hooks.review && needsConfirmation(params.edit)) return await reviewPatch(hooks.review, params, apply);
           return await apply(params);
         } finally {
           hooks.approvalEnded();

@@ -191,7 +191,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     default: 'auto',
     enum: ['auto', 'docker', 'local', 'none'],
     enumDescriptions: [
-      'Docker when available, else local.',
+      'Docker when available, else no checks (never your machine).',
       'Check patches in a hardened Docker container.',
       'Check patches in a temporary copy of the workspace (no isolation).',
       'Do not check patches.',

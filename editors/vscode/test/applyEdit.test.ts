@@ -9,6 +9,7 @@ import type { ApplyWorkspaceEditParams } from 'vscode-languageclient';
 import { createMiddleware, type MiddlewareHooks } from '../src/middleware';
 import { StatusModel } from '../src/statusModel';
 import { type FakeVscode, sharedFakeVscode, type WorkspaceEdit } from './helpers/fakeVscode';
+import { waitFor } from './helpers/waitFor';
 
 const URI = 'file:///work/repo/src/app.py';
 
@@ -122,7 +123,7 @@ describe('workspace/applyEdit through the language client', () => {
         approvalEnded: () => model.approvalEnded(),
       });
       const pending = handle(annotatedEdit());
-      await new Promise((r) => setTimeout(r, 10));
+      await waitFor('the edit to reach VS Code', () => seen.length > 0);
       assert.deepEqual(seen, ['approval']);
       assert.equal(model.view().kind, 'approval');
       release(true);

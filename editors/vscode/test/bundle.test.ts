@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedFakeVscode } from './helpers/fakeVscode';
+import { waitFor } from './helpers/waitFor';
 
 const fake = sharedFakeVscode();
 const ROOT = join(__dirname, '..', '..');
 const FAKE_SERVER = join(ROOT, 'test', 'fixtures', 'fakeServer.js');
 
 describe('the production bundle', function () {
-  this.timeout(30000);
   let dir: string;
 
   before(() => {
@@ -43,11 +43,9 @@ describe('the production bundle', function () {
     const bundle = require(join(dir, 'extension.js')) as typeof import('../src/extension');
     const context = { subscriptions: [] as { dispose(): unknown }[], extension: { id: 'lsp-agent.lsp-agent' } };
     await bundle.activate(context as never);
-    const start = Date.now();
-    while (fake.statusItems.at(-1)?.text !== '$(hubot) Agent') {
-      if (Date.now() - start > 10000) throw new Error(`not up: ${fake.statusItems.at(-1)?.text}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor('the server to be up', () => fake.statusItems.at(-1)?.text === '$(hubot) Agent', {
+      explain: () => `status: ${fake.statusItems.at(-1)?.text}`,
+    });
     await bundle.deactivate();
     for (const d of context.subscriptions) d.dispose();
     const methods = readFileSync(logFile, 'utf8')

@@ -9,9 +9,19 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Position, Range, sharedFakeVscode } from './helpers/fakeVscode';
+import { waitFor as waitForEvent } from './helpers/waitFor';
 
 const fake = sharedFakeVscode();
+
+function waitFor<T>(what: string, probe: () => T | undefined | false): Promise<T> {
+  return waitForEvent(what, probe, {
+    explain: () =>
+      `-- status: ${fake.statusItems.at(-1)?.text}\n-- messages: ${JSON.stringify(fake.messages)}\n` +
+      `-- log:\n${fake.logLines.slice(-20).join('\n')}`,
+  });
+}
 const FAKE_SERVER = join(__dirname, '..', '..', 'test', 'fixtures', 'fakeServer.js');
+const DIE_WHILE_STARTING = join(__dirname, '..', '..', 'test', 'fixtures', 'dieWhileStarting.js');
 
 interface Received {
   id?: string | number;
@@ -19,18 +29,7 @@ interface Received {
   params?: Record<string, unknown> & { arguments?: unknown[]; command?: string; settings?: Record<string, unknown> };
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 8000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('the extension against a fake server', function () {
-  this.timeout(30000);
   let dir: string;
   let logFile: string;
   let ext: typeof import('../src/extension');
@@ -50,6 +49,7 @@ describe('the extension against a fake server', function () {
   const commandCalls = (command: string): Received[] =>
     ofMethod('workspace/executeCommand').filter((m) => m.params?.command === command);
   const status = (): string => fake.statusItems.at(-1)?.text ?? '';
+  const idleWithCommands: boolean[] = [];
   const run = (id: string): Promise<unknown> => {
     const command = fake.commands.get(id);
     assert.ok(command, `command ${id} is not registered`);
@@ -69,6 +69,16 @@ describe('the extension against a fake server', function () {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     ext = require('../src/extension') as typeof import('../src/extension');
     await ext.activate(context as never);
+    // Each time the status bar turns idle, note whether the server's commands exist by then.
+    const item = fake.statusItems.at(-1) as { text: string };
+    let text = item.text;
+    Object.defineProperty(item, 'text', {
+      get: () => text,
+      set: (value: string) => {
+        if (value === '$(hubot) Agent' && text !== value) idleWithCommands.push(fake.commands.has('lspAgent.run'));
+        text = value;
+      },
+    });
     await waitFor('the server to be up', () => status() === '$(hubot) Agent');
   });
 
@@ -88,6 +98,12 @@ describe('the extension against a fake server', function () {
     assert.equal(fake.statusItems.at(-1)?.visible, true);
   });
 
+  it('says the server is up only once the client has registered its commands', () => {
+    // The client reports `Running` before it registers its features; a stop in between (a
+    // restart, a deactivation, quick on a loaded machine) left the commands behind.
+    assert.deepEqual(idleWithCommands, [true]);
+  });
+
   it('starts the server with the settings the user set, and the capabilities approvals need', () => {
     const [init] = ofMethod('initialize');
     const params = init.params as {
@@ -103,6 +119,8 @@ describe('the extension against a fake server', function () {
     assert.equal(params.capabilities.workspace.configuration, true);
     assert.equal(params.capabilities.workspace.workspaceEdit.documentChanges, true);
     assert.ok(params.capabilities.workspace.workspaceEdit.changeAnnotationSupport);
+    // It asks for the task of `Agent: ask…` itself, so the server may offer that action.
+    assert.deepEqual((params.capabilities as { experimental?: unknown }).experimental, { lspAgent: { prompt: true } });
   });
 
   it("shows the server's log in the output channel, without its time stamp", () => {
@@ -181,9 +199,24 @@ describe('the extension against a fake server', function () {
     await waitFor('stopped', () => status() === '$(circle-slash) Agent' && fake.messages.length > 0);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fake.messages.length, 1, JSON.stringify(fake.messages));
-    assert.match(fake.messages[0].text, /exited while starting, so it is not restarted/);
+    // node's exit code for an unknown option is 9
+    assert.match(fake.messages[0].text, /exited while starting \(exit code 9\), so it is not restarted/);
     assert.deepEqual(fake.messages[0].items, ['Restart', 'Open Settings', 'Show Log']);
   });
+
+  for (const order of ['pipes-first', 'exit-now']) {
+    it(`says "exited while starting" whichever the client notices first (${order})`, async () => {
+      fake.messages.length = 0;
+      fake.config['server.pythonPath'] = '';
+      fake.config['server.command'] = [process.execPath, DIE_WHILE_STARTING, order];
+      fake.fireConfigurationChange('lspAgent.server.command');
+      await waitFor('the error', () => fake.messages.length > 0);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(fake.messages.length, 1, JSON.stringify(fake.messages));
+      assert.match(fake.messages[0].text, /exited while starting \(exit code 7\), so it is not restarted/);
+      assert.equal(status(), '$(circle-slash) Agent');
+    });
+  }
 
   it('says once when the server cannot be spawned', async () => {
     fake.messages.length = 0;
@@ -193,7 +226,7 @@ describe('the extension against a fake server', function () {
     await waitFor('the error', () => fake.messages.length > 0);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fake.messages.length, 1, JSON.stringify(fake.messages));
-    assert.match(fake.messages[0].text, /could not start the server .*no-such-program/);
+    assert.match(fake.messages[0].text, /could not start the server .*no-such-program.*ENOENT/);
     assert.equal(status(), '$(circle-slash) Agent');
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ApplyWorkspaceEditParams, ConfigurationParams, Middleware } from 'vscode-languageclient';
-import { createMiddleware, type MiddlewareHooks } from '../src/middleware';
+import { createMiddleware, type MiddlewareHooks, NOTHING_APPLIED, type PatchChoice } from '../src/middleware';
 import type { WorkDoneValue } from '../src/statusModel';
 
 interface Recorder extends MiddlewareHooks {
@@ -145,5 +145,97 @@ describe('middleware', () => {
     const result = await exec('lspAgent.approve', [{ patchId: 'p1' }], async (c, a) => ({ c, a }));
     assert.deepEqual(result, { c: 'lspAgent.approve', a: [{ patchId: 'p1' }] });
     assert.deepEqual(r.jobs, []);
+  });
+
+  describe('a patch that needs confirmation, with a review', () => {
+    const annotated = (): ApplyWorkspaceEditParams => ({
+      edit: {
+        documentChanges: [
+          {
+            textDocument: { uri: 'file:///w/a.py', version: 1 },
+            edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: '#', annotationId: 'h1' }],
+          },
+        ],
+        changeAnnotations: { h1: { label: 'a.py @@', needsConfirmation: true } },
+      },
+    });
+
+    /** A review that answers `choices` in turn and logs each step; next() answers `results` in turn. */
+    function setup(choices: PatchChoice[], results: { applied: boolean; failureReason?: string }[]) {
+      const r = hooks();
+      const asked: (string | undefined)[] = [];
+      r.review = {
+        choose: async (_params, again) => {
+          asked.push(again);
+          r.log.push(`choose:${choices[0]}`);
+          return choices.shift() as PatchChoice;
+        },
+        close: async () => {
+          r.log.push('close');
+        },
+      };
+      const sent: ApplyWorkspaceEditParams[] = [];
+      const apply = createMiddleware(r).workspace?.handleApplyEdit as unknown as Apply;
+      const run = (params: ApplyWorkspaceEditParams) =>
+        apply(params, async (p) => {
+          sent.push(p);
+          r.log.push('next');
+          return results.shift();
+        });
+      return { r, asked, sent, run };
+    }
+
+    it('Accept applies the same edit without annotations, at once (no preview)', async () => {
+      const { r, sent, run } = setup(['accept'], [{ applied: true }]);
+      assert.deepEqual(await run(annotated()), { applied: true });
+      assert.equal(sent.length, 1);
+      assert.equal(sent[0].edit.changeAnnotations, undefined);
+      assert.doesNotMatch(JSON.stringify(sent[0]), /annotationId|needsConfirmation/);
+      assert.deepEqual(r.log, ['approval started', 'choose:accept', 'next', 'close', 'approval ended']);
+    });
+
+    it('Reject answers not applied and applies nothing', async () => {
+      const { r, sent, run } = setup(['reject'], []);
+      assert.deepEqual(await run(annotated()), { applied: false });
+      assert.equal(sent.length, 0);
+      assert.deepEqual(r.log, ['approval started', 'choose:reject', 'close', 'approval ended']);
+    });
+
+    it('Review hunks passes the annotated edit on untouched (the Refactor Preview)', async () => {
+      const { sent, run } = setup(['review'], [{ applied: true }]);
+      const params = annotated();
+      assert.deepEqual(await run(params), { applied: true });
+      assert.equal(sent[0], params);
+    });
+
+    it('a preview that applied nothing asks again, saying so, instead of reporting a rejection', async () => {
+      const { r, asked, sent, run } = setup(['review', 'accept'], [{ applied: false }, { applied: true }]);
+      assert.deepEqual(await run(annotated()), { applied: true });
+      assert.deepEqual(asked, [undefined, NOTHING_APPLIED]);
+      assert.equal(sent.length, 2);
+      assert.ok(sent[0].edit.changeAnnotations, 'the review had the annotations');
+      assert.equal(sent[1].edit.changeAnnotations, undefined, 'then Accept applied it whole');
+      assert.deepEqual(r.log, ['approval started', 'choose:review', 'next', 'choose:accept', 'next', 'close', 'approval ended']);
+    });
+
+    it('the agent hears "rejected" after an empty preview only once the user rejects', async () => {
+      const { asked, run } = setup(['review', 'review', 'reject'], [{ applied: false }, { applied: false }]);
+      assert.deepEqual(await run(annotated()), { applied: false });
+      assert.deepEqual(asked, [undefined, NOTHING_APPLIED, NOTHING_APPLIED]);
+    });
+
+    it("passes on the editor's failure as it is", async () => {
+      const { r, run } = setup(['review'], [{ applied: false, failureReason: 'version mismatch' }]);
+      assert.deepEqual(await run(annotated()), { applied: false, failureReason: 'version mismatch' });
+      assert.ok(r.log.includes('close'));
+    });
+
+    it('leaves edits that need no confirmation to the client', async () => {
+      const { r, sent, run } = setup([], [{ applied: true }]);
+      const params: ApplyWorkspaceEditParams = { edit: { changes: {} } };
+      assert.deepEqual(await run(params), { applied: true });
+      assert.equal(sent[0], params);
+      assert.deepEqual(r.log, ['approval started', 'next', 'approval ended']);
+    });
   });
 });

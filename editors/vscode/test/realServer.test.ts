@@ -4,36 +4,35 @@
  *  1. found the way users' workspaces are searched (the folder's `.venv/bin/lsp-agent`), it takes
  *     the settings the extension sends: a bad value comes back as a warning naming the key;
  *  2. a whole job with a scripted model (`lspAgent.model.id = scripted:PATH`): Run task -> progress
- *     in the status bar -> the patch reaches `vscode.workspace.applyEdit` with one annotation per
- *     hunk, `needsConfirmation: true` (VS Code's refactor preview) -> "waiting for approval" while
- *     the preview is open -> approved: the job ends with its answer; rejected: the agent is told.
+ *     in the status bar -> the patch, with one annotation per hunk (`needsConfirmation: true`),
+ *     opens the diff review (Accept / Review hunks… / Reject) and the status bar says "waiting for
+ *     approval" -> Accept: `vscode.workspace.applyEdit` gets the edit without annotations; Review
+ *     hunks: it gets every hunk to confirm (VS Code's Refactor Preview) -> the job ends with its
+ *     answer; Reject: nothing is applied and the agent is told.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sharedFakeVscode, type WorkspaceEdit } from './helpers/fakeVscode';
+import { waitFor as waitForEvent } from './helpers/waitFor';
 
 const fake = sharedFakeVscode();
 const REPO = resolve(__dirname, '..', '..', '..', '..');
 const SERVER = join(REPO, '.venv', process.platform === 'win32' ? 'Scripts' : 'bin', 'lsp-agent');
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) {
+function waitFor<T>(what: string, probe: () => T | undefined | false): Promise<T> {
+  return waitForEvent(what, probe, {
+    explain: () => {
       const log = fake.logLines.slice(-30).join('\n');
       const messages = fake.messages.map((m) => `${m.kind}: ${m.text}`).join('\n');
-      throw new Error(`timed out waiting for ${what}\n-- messages:\n${messages}\n-- log:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+      return `-- messages:\n${messages}\n-- log:\n${log}`;
+    },
+  });
 }
 
 describe('the extension against the real lsp-agent server', function () {
-  this.timeout(60000);
+  this.timeout(120000); // whole jobs with a Python server
   let ext: typeof import('../src/extension');
   const context = { subscriptions: [] as { dispose(): unknown }[], extension: { id: 'lsp-agent.lsp-agent' } };
   const status = (): string => fake.statusItems.at(-1)?.text ?? '';
@@ -106,8 +105,9 @@ describe('the extension against the real lsp-agent server', function () {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    /** Run one scripted job; `decide` answers the refactor preview. */
-    async function job(decide: boolean): Promise<{ edit: WorkspaceEdit; end: string }> {
+    /** Run one scripted job; `choice` answers the review, and the preview (if any) applies. */
+    async function job(choice: 'Accept' | 'Review hunks…' | 'Reject'): Promise<{ edit?: WorkspaceEdit; end: string }> {
+      const decide = choice !== 'Reject';
       fake.logLines.length = 0;
       writeFileSync(
         script,
@@ -126,23 +126,41 @@ describe('the extension against the real lsp-agent server', function () {
         });
       };
       fake.messages.length = 0;
+      fake.messageAnswers.length = 0;
       await ext.activate(context as never);
       await waitFor('the server to be up', () => status() === '$(hubot) Agent');
       fake.inputAnswers.push('fix add');
       await fake.commands.get('lspAgent.runTask')?.();
-      await waitFor('the refactor preview', () => preview);
+      await waitFor('the review', () => fake.diffTabs.length > 0);
       assert.equal(status(), '$(bell) Agent: waiting for approval');
-      answer(decide);
+      assert.deepEqual(fake.messages.at(-1)?.items, ['Accept', 'Review hunks…', 'Reject']);
+      await fake.commands.get({ Accept: 'lspAgent.acceptPatch', 'Review hunks…': 'lspAgent.reviewPatch', Reject: 'lspAgent.rejectPatch' }[choice])?.();
+      if (decide) {
+        await waitFor('the edit', () => preview);
+        answer(true);
+      }
       const end = await waitFor('the job to end', () => fake.messages.find((m) => /\(job \d+\)/.test(m.text)));
       await waitFor('idle', () => status() === '$(hubot) Agent');
       await ext.deactivate();
       for (const d of context.subscriptions.splice(0)) d.dispose();
-      return { edit: preview as WorkspaceEdit, end: end.text };
+      return { edit: preview, end: end.text };
     }
 
-    it('shows progress, then the refactor preview with every hunk to confirm; approved', async () => {
-      const { edit, end } = await job(true);
+    it('shows progress, then the diff review; Accept applies the whole patch without a preview', async () => {
+      const { edit, end } = await job('Accept');
       assert.ok(seen.some((t) => /^\$\(sync~spin\) Agent: step \d+\/\d+/.test(t)), seen.join(' | '));
+      assert.ok(edit);
+      assert.match(edit.entries[0].uri, /\/ws\/app\.py$/);
+      for (const [text, metadata] of edit.entries[0].edits) {
+        assert.equal(metadata, undefined, `hunk still to confirm: ${JSON.stringify(text)}`);
+      }
+      assert.match(end, /fixed add/);
+      assert.ok(fake.logLines.some((l) => /p1.*\[applied\]/.test(l)), fake.logLines.slice(-12).join('\n'));
+    });
+
+    it('Review hunks: the refactor preview with every hunk to confirm; approved', async () => {
+      const { edit, end } = await job('Review hunks…');
+      assert.ok(edit);
       assert.equal(edit.entries.length, 1);
       assert.match(edit.entries[0].uri, /\/ws\/app\.py$/);
       const hunks = edit.entries[0].edits;
@@ -155,8 +173,9 @@ describe('the extension against the real lsp-agent server', function () {
       assert.ok(fake.logLines.some((l) => /p1.*\[applied\]/.test(l)), fake.logLines.slice(-12).join('\n'));
     });
 
-    it('tells the agent when the preview is discarded', async () => {
-      const { end } = await job(false);
+    it('tells the agent when the patch is rejected, and applies nothing', async () => {
+      const { edit, end } = await job('Reject');
+      assert.equal(edit, undefined);
       assert.match(end, /left add alone/);
       assert.ok(fake.logLines.some((l) => /p1.*\[rejected\]/.test(l)), fake.logLines.slice(-12).join('\n'));
     });

@@ -100,7 +100,10 @@ describe('settings map', () => {
     assert.equal(titles['lspAgent.showStatus'], 'LSP Agent: Show status');
     assert.equal(titles['lspAgent.openPhoenix'], 'LSP Agent: Open trace in Phoenix');
     assert.equal(titles['lspAgent.restartServer'], 'LSP Agent: Restart server');
-    const source = readFileSync(join(root, 'src', 'extension.ts'), 'utf8');
+    assert.equal(titles['lspAgent.acceptPatch'], 'LSP Agent: Accept patch');
+    assert.equal(titles['lspAgent.reviewPatch'], 'LSP Agent: Review patch hunks…');
+    assert.equal(titles['lspAgent.rejectPatch'], 'LSP Agent: Reject patch');
+    const source = ['extension.ts', 'patchReview.ts'].map((f) => readFileSync(join(root, 'src', f), 'utf8')).join('\n');
     const registered = [...source.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]).sort();
     assert.deepEqual(registered, Object.keys(titles).sort());
     // The server's own commands are registered by the language client: no clash.

@@ -3,6 +3,7 @@
  * workspace edit outside VS Code. Installed with `installFakeVscode()` before the language client
  * is required. Unknown names resolve to inert classes/functions.
  */
+import { readFileSync } from 'node:fs';
 import Module from 'node:module';
 
 export class Position {
@@ -86,6 +87,10 @@ class FakeUri {
   get scheme(): string {
     return this.text.split(':')[0];
   }
+  get query(): string {
+    const at = this.text.indexOf('?');
+    return at < 0 ? '' : this.text.slice(at + 1);
+  }
   get fsPath(): string {
     return decodeURIComponent(this.text.replace(/^file:\/\//, ''));
   }
@@ -98,6 +103,16 @@ class FakeUri {
   static file(path: string): FakeUri {
     return new FakeUri(`file://${path}`);
   }
+  static from(parts: { scheme: string; path: string; query?: string }): FakeUri {
+    return new FakeUri(`${parts.scheme}:${parts.path}${parts.query ? `?${parts.query}` : ''}`);
+  }
+}
+
+export class TabInputTextDiff {
+  constructor(
+    readonly original: FakeUri,
+    readonly modified: FakeUri,
+  ) {}
 }
 
 const disposable = { dispose(): void {} };
@@ -149,6 +164,14 @@ export interface FakeVscode {
   commands: Map<string, (...args: unknown[]) => unknown>;
   /** Answers for the next input boxes, in order (undefined = dismissed). */
   inputAnswers: (string | undefined)[];
+  /** Answers for the next notifications that offer buttons, in order (none left: dismissed). */
+  messageAnswers: (string | undefined)[];
+  /** `executeCommand` calls of commands nobody registered (`vscode.diff`, `setContext`). */
+  builtinCommands: { id: string; args: unknown[] }[];
+  /** Open diff tabs (`vscode.diff` opens, `tabGroups.close` closes). */
+  diffTabs: { input: TabInputTextDiff; label: string }[];
+  /** Text of virtual documents by URI (from registered content providers). */
+  contentProviders: Map<string, { provideTextDocumentContent(uri: FakeUri): string }>;
   opened: string[];
   logLines: string[];
   activeTextEditor: unknown;
@@ -157,6 +180,7 @@ export interface FakeVscode {
 
 export function createFakeVscode(): FakeVscode {
   const configListeners: ((e: unknown) => void)[] = [];
+  const registeredAt = new Map<string, string>();
   const state: FakeVscode = {
     applied: [],
     applyResult: true,
@@ -168,6 +192,10 @@ export function createFakeVscode(): FakeVscode {
     statusItems: [],
     commands: new Map(),
     inputAnswers: [],
+    messageAnswers: [],
+    builtinCommands: [],
+    diffTabs: [],
+    contentProviders: new Map(),
     opened: [],
     logLines: [],
     activeTextEditor: undefined,
@@ -205,9 +233,10 @@ export function createFakeVscode(): FakeVscode {
   };
   const message =
     (kind: Message['kind']) =>
-    async (text: string, ...items: unknown[]): Promise<undefined> => {
-      state.messages.push({ kind, text, items: items.filter((i): i is string => typeof i === 'string') });
-      return undefined;
+    async (text: string, ...items: unknown[]): Promise<string | undefined> => {
+      const buttons = items.filter((i): i is string => typeof i === 'string');
+      state.messages.push({ kind, text, items: buttons });
+      return buttons.length > 0 ? state.messageAnswers.shift() : undefined;
     };
   const configuration = (section?: string): Record<string, unknown> => {
     const prefix = section ? `${section}.` : '';
@@ -227,6 +256,7 @@ export function createFakeVscode(): FakeVscode {
     TextEdit,
     WorkspaceEdit,
     Uri: FakeUri,
+    TabInputTextDiff,
     CodeActionKind,
     LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
     StatusBarAlignment: { Left: 1, Right: 2 },
@@ -271,6 +301,15 @@ export function createFakeVscode(): FakeVscode {
         showWarningMessage: message('warning'),
         showErrorMessage: message('error'),
         showInputBox: async () => state.inputAnswers.shift(),
+        tabGroups: {
+          get all() {
+            return [{ tabs: state.diffTabs }];
+          },
+          close: async (tabs: unknown[]) => {
+            state.diffTabs = state.diffTabs.filter((t) => !tabs.includes(t));
+            return true;
+          },
+        },
         showQuickPick: async () => undefined,
         setStatusBarMessage: (text: string) => {
           state.statusMessages.push(text);
@@ -292,11 +331,31 @@ export function createFakeVscode(): FakeVscode {
     commands: new Proxy(
       {
         registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
-          if (state.commands.has(id)) throw new Error(`command '${id}' already exists`);
+          if (state.commands.has(id)) {
+            throw new Error(`command '${id}' already exists, registered ${registeredAt.get(id) ?? '?'}`);
+          }
           state.commands.set(id, fn);
-          return { dispose: () => state.commands.delete(id) };
+          registeredAt.set(id, new Error('at').stack?.split('\n').slice(2, 9).join('\n') ?? '');
+          return {
+            dispose: () => {
+              if (state.commands.get(id) !== fn) return; // an older registration's dispose
+              state.commands.delete(id);
+              registeredAt.delete(id);
+            },
+          };
         },
-        executeCommand: async (id: string, ...args: unknown[]) => state.commands.get(id)?.(...args),
+        executeCommand: async (id: string, ...args: unknown[]) => {
+          const command = state.commands.get(id);
+          if (command) return command(...args);
+          state.builtinCommands.push({ id, args });
+          if (id === 'vscode.diff') {
+            const [left, right, label] = args as [FakeUri, FakeUri, string];
+            if (!state.diffTabs.some((t) => t.input.modified.toString() === right.toString())) {
+              state.diffTabs.push({ input: new TabInputTextDiff(left, right), label });
+            }
+          }
+          return undefined;
+        },
       },
       { get: (t: Record<string, unknown>, p: string) => (p in t ? t[p] : inert()) },
     ),
@@ -326,6 +385,18 @@ export function createFakeVscode(): FakeVscode {
           return { dispose: () => configListeners.splice(configListeners.indexOf(listener), 1) };
         },
         asRelativePath: (uri: { toString(): string }) => uri.toString(),
+        registerTextDocumentContentProvider: (
+          scheme: string,
+          provider: { provideTextDocumentContent(uri: FakeUri): string },
+        ) => {
+          state.contentProviders.set(scheme, provider);
+          return { dispose: () => state.contentProviders.delete(scheme) };
+        },
+        openTextDocument: async (uri: FakeUri) => {
+          const provider = state.contentProviders.get(uri.scheme);
+          const text = provider ? provider.provideTextDocumentContent(uri) : readFileSync(uri.fsPath, 'utf8');
+          return { uri, getText: () => text };
+        },
         applyEdit: async (edit: WorkspaceEdit, metadata: unknown) => {
           state.applied.push({ edit, metadata });
           return state.applyResult;

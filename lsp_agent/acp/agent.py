@@ -1,0 +1,180 @@
+"""The ACP methods lsp-agent answers: `initialize`, `session/new`, `session/prompt` and
+`session/cancel` (protocol version 1; the SDK routes them and answers anything else with
+`Method not found`).
+
+Capabilities are declared as they are: no `session/load`, text and embedded-context
+prompts only, no MCP transports beyond stdio entries that are recorded but not yet used.
+A version-2 front end would reuse `AcpSession` and the host pieces; only this module and
+`files` (v2 drops the client file-system methods) speak version-1 specifics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+)
+
+from lsp_agent import __version__
+from lsp_agent.acp.client_calls import ClientCalls, ClientConnection, FileAccess
+from lsp_agent.acp.session import AcpSession, JobRunner, PromptBusy, load_runtime
+from lsp_agent.settings import load_settings
+from safety.approvals import ApprovalStore
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The user's prompt as task text: text blocks, embedded files, linked resources."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(str(block.text))
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is not None:
+                parts.append(f"Context from {resource.uri}:\n{text}")
+        elif kind == "resource_link":
+            parts.append(f"(see {block.uri})")
+    return "\n\n".join(part for part in parts if part.strip())
+
+
+def _mcp_entry(server: Any) -> dict[str, Any]:
+    dumped = server.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dict(dumped) if isinstance(dumped, dict) else {"server": dumped}
+
+
+class LspAgentAcp:
+    """The agent side of one ACP connection."""
+
+    def __init__(self, runner: JobRunner | None = None) -> None:
+        self.runner = runner
+        self.connection: ClientConnection | None = None
+        self.files = FileAccess()
+        self.sessions: dict[str, AcpSession] = {}
+        self.store = ApprovalStore()
+
+    def on_connect(self, conn: Any) -> None:
+        self.connection = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any | None = None,
+        client_info: Any | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        self.files = FileAccess(
+            read=bool(getattr(fs, "read_text_file", False)),
+            write=bool(getattr(fs, "write_text_file", False)),
+        )
+        name = getattr(client_info, "name", None) or "an ACP client"
+        log.info(
+            "acp: initialize from %s (protocol %s; fs read=%s write=%s)",
+            name,
+            protocol_version,
+            self.files.read,
+            self.files.write,
+        )
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=False,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
+            ),
+            auth_methods=[],
+            agent_info=Implementation(name="lsp-agent", title="lsp-agent", version=__version__),
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        root = Path(cwd)
+        if not root.is_absolute() or not root.is_dir():
+            raise RequestError.invalid_params(
+                {"details": f"cwd must be an absolute path to a directory: {cwd}"}
+            )
+        root = root.resolve()
+        settings, errors = await asyncio.to_thread(load_settings, workspace=root)
+        for error in errors:
+            log.warning("acp: setting ignored: %s", error)
+        servers = [_mcp_entry(server) for server in mcp_servers or []]
+        if servers:
+            names = ", ".join(str(s.get("name", "?")) for s in servers)
+            log.info(
+                "acp: %d MCP server(s) from the client recorded (%s); their tools are offered "
+                "like MCP_CONFIG entries without trust (each call asks first)",
+                len(servers),
+                names,
+            )
+        session = AcpSession(
+            id=f"sess_{uuid.uuid4().hex[:16]}",
+            root=root,
+            settings=settings,
+            store=self.store,
+            mcp_servers=servers,
+        )
+        self.sessions[session.id] = session
+        log.info("acp: session %s in %s with %s", session.id, root, settings.model_id)
+        return NewSessionResponse(session_id=session.id)
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"details": f"no session {session_id}"})
+        return session
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if self.connection is None:
+            raise RequestError.internal_error({"details": "no client connection"})
+        text = prompt_text(prompt)
+        if not text.strip():
+            raise RequestError.invalid_params({"details": "the prompt has no text"})
+        try:
+            session.begin()
+        except PromptBusy as exc:
+            raise RequestError.invalid_request({"details": str(exc)}) from None
+        client = ClientCalls(self.connection, asyncio.get_running_loop(), session.id, self.files)
+        runner = self.runner or load_runtime()
+        try:
+            stop = await asyncio.to_thread(session.run, text, client, runner)
+        except asyncio.CancelledError:  # the connection closed under a running prompt
+            session.cancel.set()
+            raise
+        finally:
+            session.busy = False
+        return PromptResponse(stop_reason=stop)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is None:
+            log.warning("acp: session/cancel for an unknown session %s", session_id)
+            return
+        log.info("acp: session %s cancelled", session_id)
+        session.cancel.set()
+
+    def close(self) -> None:
+        """The client went away: stop every running job."""
+        for session in self.sessions.values():
+            session.cancel.set()

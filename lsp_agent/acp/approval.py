@@ -1,0 +1,129 @@
+"""Approvals the ACP way: `session/request_permission` on the tool call that needs them.
+
+A patch is asked with its diff as ACP diff content (`Apply` = `allow_once`, `Reject` =
+`reject_once`); a command that needs approval with `Run once` (`allow_once`), `Always
+allow` (`allow_always`) and `Reject` (`reject_once`). `allow_always` becomes an
+always-rule in the session's `ApprovalStore`: that exact command, in this workspace,
+until it expires (`ALWAYS_TTL_S`) — never more than the user saw. A patch gets no
+`allow_always`: approving one exact diff forever would allow nothing more, so offering
+it would only mislead. Anything but an allow option (reject, a cancelled or unanswered
+question, a cancelled prompt) is a rejection; a rejected patch is never written.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Final, Literal
+
+from acp.helpers import text_block, tool_content, update_tool_call
+from acp.schema import PermissionOption, ToolCallLocation, ToolCallUpdate
+
+from lsp_agent.acp.client_calls import ClientCalls
+from lsp_agent.acp.diff_content import ToolContent, diff_contents, text_content
+from lsp_agent.acp.tool_updates import ToolCallTracker
+from safety.approvals import ApprovalKind, ApprovalRequest, ApprovalStore, Outcome, Status
+from tools.approval_gate import ApprovalAsk, StoreGate
+from tools.workspace import Workspace
+
+ALLOW_ONCE: Final = "allow_once"
+ALLOW_ALWAYS: Final = "allow_always"
+REJECT_ONCE: Final = "reject_once"
+ALWAYS_TTL_S = 8 * 3600.0
+APPROVER = "acp client"
+
+
+def permission_options(kind: ApprovalKind) -> list[PermissionOption]:
+    if kind is ApprovalKind.PATCH:
+        return [
+            PermissionOption(option_id=ALLOW_ONCE, name="Apply", kind=ALLOW_ONCE),
+            PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE),
+        ]
+    hours = int(ALWAYS_TTL_S // 3600)
+    return [
+        PermissionOption(option_id=ALLOW_ONCE, name="Run once", kind=ALLOW_ONCE),
+        PermissionOption(
+            option_id=ALLOW_ALWAYS,
+            name=f"Always allow this exact command here ({hours} h)",
+            kind=ALLOW_ALWAYS,
+        ),
+        PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE),
+    ]
+
+
+class AcpApprovalGate:
+    """The `ApprovalGate` of one prompt: asks the client, records the answer in the store."""
+
+    def __init__(
+        self,
+        store: ApprovalStore,
+        client: ClientCalls,
+        tracker: ToolCallTracker,
+        workspace: Workspace,
+        cancel: threading.Event,
+        *,
+        timeout_s: float = 600.0,
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.tracker = tracker
+        self.workspace = workspace
+        self.cancel = cancel
+        self.timeout_s = timeout_s
+        self._gate = StoreGate(
+            store, self._present, timeout_s=timeout_s, workspace=str(workspace.root)
+        )
+
+    def ask(self, ask: ApprovalAsk) -> Outcome:
+        if self.cancel.is_set():
+            return Outcome(
+                "none",
+                Status.REJECTED,
+                by="cancel",
+                reason="the prompt was cancelled",
+                at=time.time(),
+            )
+        return self._gate.ask(ask)
+
+    def _content(self, ask: ApprovalAsk) -> list[ToolContent]:
+        if ask.kind is ApprovalKind.PATCH:
+            contents = diff_contents(ask.content, self.workspace)
+        else:
+            contents = [text_content(ask.content, "sh")]
+        if ask.details:
+            contents.append(tool_content(text_block(ask.details)))
+        return contents
+
+    def _present(self, request: ApprovalRequest, ask: ApprovalAsk) -> None:
+        """Ask now and answer the request before returning (the job thread waits here)."""
+        call_id = self.tracker.current or f"approval_{request.id}"
+        content = self._content(ask)
+        kind: Literal["edit", "execute"] = "edit" if ask.kind is ApprovalKind.PATCH else "execute"
+        locations = [ToolCallLocation(path=c.path) for c in content if c.type == "diff"]
+        self.client.update(
+            update_tool_call(
+                call_id, status="pending", content=content, locations=locations or None
+            )
+        )
+        tool_call = ToolCallUpdate(
+            tool_call_id=call_id,
+            title=ask.summary,
+            kind=kind,
+            status="pending",
+            content=list(content),
+            locations=locations or None,
+        )
+        choice = self.client.request_permission(
+            tool_call, permission_options(ask.kind), self.cancel, self.timeout_s
+        )
+        if choice == ALLOW_ONCE:
+            self.store.approve(request.id, by=APPROVER)
+        elif choice == ALLOW_ALWAYS and ask.kind is ApprovalKind.COMMAND:
+            self.store.approve(request.id, by=APPROVER, always=True, expires_in_s=ALWAYS_TTL_S)
+        elif self.cancel.is_set():
+            self.store.reject(request.id, "the prompt was cancelled", by="cancel")
+        elif choice is None:
+            self.store.reject(request.id, "the question was cancelled or not answered", by=APPROVER)
+        else:
+            self.store.reject(request.id, "rejected in the agent panel", by=APPROVER)
+        self.client.update(update_tool_call(call_id, status="in_progress"))

@@ -60,9 +60,11 @@ def scripted(env: dict[str, str], tmp_path: Path, turns: list[dict[str, Any]]) -
     return {**env, "MODEL_ID": f"scripted:{script}"}
 
 
-def run(repo: Path, env: dict[str, str], task: str = "work") -> subprocess.CompletedProcess[str]:
+def run(
+    repo: Path, env: dict[str, str], task: str = "work", *args: str
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "lsp_agent", "run", task, "--repo", str(repo)],
+        [sys.executable, "-m", "lsp_agent", "run", task, "--repo", str(repo), *args],
         capture_output=True,
         text=True,
         timeout=180,
@@ -95,12 +97,13 @@ def test_dotenv_sandbox_backend_local_does_not_run_the_repos_code_on_the_host(
     assert not marker.exists(), "the repository's conftest.py ran on the host"
     assert out.stdout.count("SANDBOX_BACKEND in") == 1
     assert f"lsp-agent trust {tmp_repo}" in out.stdout.replace("\n", "")
-    # positive control: once the user trusts this .env, it does choose the local backend
-    trust(tmp_repo, user_env)
-    env = scripted({**user_env}, tmp_path, PROPOSE)
+    # positive control: once the user trusts this .env it does choose the local backend, whose
+    # host runs need approval; with --yes (approved) the conftest.py runs and is seen
     (tmp_repo / ".env").write_text("SANDBOX_BACKEND=local\n")
     trust(tmp_repo, user_env)
-    out = run(tmp_repo, env)
+    out = run(tmp_repo, scripted({**user_env}, tmp_path, PROPOSE))
+    assert "SANDBOX_BACKEND=local" in out.stdout and not marker.exists(), out.stdout
+    out = run(tmp_repo, scripted({**user_env}, tmp_path, PROPOSE), "work", "--yes")
     assert marker.exists(), out.stdout + out.stderr
 
 

@@ -1,7 +1,14 @@
-"""Typed settings: one object, every key with a default, read from env, `.env` and the editor.
+"""Typed settings: one object, every key with a default, read from the user's scope and `.env`.
 
-Precedence (later wins): defaults < `.env` in the workspace < process environment <
-editor overrides (LSP `initializationOptions` / `workspace/configuration`).
+Precedence (later wins): defaults < the user config file (`~/.config/lsp-agent/config.env`)
+< `.env` in the workspace < process environment < editor overrides (LSP
+`initializationOptions` / `workspace/configuration`, which the shipped editor clients fill
+from the user's own settings only).
+
+Security keys (`Settings.security_keys()`: where code runs, where data goes, what is allowed)
+come from the user's scope only. In a workspace `.env` they are ignored, and reported as an
+`IgnoredSetting`, unless the user trusted that exact file (`lsp-agent trust DIR`,
+`safety.user_scope`).
 
 A bad value never stops the program: the field keeps its default and a `SettingError`
 naming the key, the value and what is allowed is returned beside the settings, so the
@@ -25,11 +32,15 @@ from typing import TYPE_CHECKING, Any
 
 from dotenv import dotenv_values
 
+from safety.user_scope import TrustStore, user_config_file
+
 if TYPE_CHECKING:
     from sandbox.config import SandboxConfig
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 SANDBOX_BACKENDS = ("auto", "docker", "local", "none")
+AGENT_TYPES = ("tool_calling", "code")
+TRUST_HINT = "run `lsp-agent trust {dir}` to trust this exact file"
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -48,6 +59,27 @@ class SettingError:
             f"{self.key}={self.value!r} (from {self.source}) is not valid: "
             f"expected {self.allowed}. Using the default instead."
         )
+
+
+@dataclass(frozen=True)
+class IgnoredSetting:
+    """A security key in an untrusted workspace `.env`: not applied, reported once."""
+
+    key: str
+    source: str
+    directory: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.key} in {self.source} is ignored: it decides where code runs, where data "
+            "goes or what is allowed, and this workspace file is not trusted. Set it in your "
+            "environment, your user config or your editor's user settings, or "
+            + TRUST_HINT.format(dir=self.directory)
+            + "."
+        )
+
+
+SettingProblem = SettingError | IgnoredSetting
 
 
 class _Invalid(ValueError):
@@ -128,20 +160,25 @@ def _comma_list(raw: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
-def _field(default: Any, parse: Callable[[str], Any], doc: str) -> Any:
-    return field(default=default, metadata={"parse": parse, "doc": doc})
+def _field(default: Any, parse: Callable[[str], Any], doc: str, *, user_only: bool = False) -> Any:
+    return field(default=default, metadata={"parse": parse, "doc": doc, "user_only": user_only})
+
+
+def _user(default: Any, parse: Callable[[str], Any], doc: str) -> Any:
+    """A security key: read from the user's scope (or a trusted workspace `.env`) only."""
+    return _field(default, parse, doc, user_only=True)
 
 
 @dataclass(frozen=True)
 class Settings:
     """Every setting the project reads. Field `model_id` is read from key `MODEL_ID`, etc."""
 
-    model_id: str = _field(
+    model_id: str = _user(
         "ollama_chat/qwen2.5-coder:14b",
         _nonempty,
         "LiteLLM model id (`ollama_chat/…`, `openai/…`), `embedded`, or `scripted:PATH`.",
     )
-    model_api_base: str = _field(
+    model_api_base: str = _user(
         "",
         _url_or_empty,
         "Model server URL; empty means the provider's default (Ollama: http://localhost:11434).",
@@ -153,7 +190,7 @@ class Settings:
         _int_in(512, 1_048_576),
         "Context window sent to Ollama explicitly (it truncates silently otherwise).",
     )
-    model_fallbacks: tuple[str, ...] = _field(
+    model_fallbacks: tuple[str, ...] = _user(
         (),
         _comma_list,
         "Comma-separated model ids tried in order when the main model fails; "
@@ -170,13 +207,13 @@ class Settings:
         "The embedded model always uses its grammar.",
     )
     agent_max_steps: int = _field(25, _int_in(1, 500), "Most agent steps in one job.")
-    phoenix_enabled: bool = _field(True, _boolean, "Export traces to Arize Phoenix.")
-    phoenix_endpoint: str = _field(
+    phoenix_enabled: bool = _user(True, _boolean, "Export traces to Arize Phoenix.")
+    phoenix_endpoint: str = _user(
         "http://localhost:6006/v1/traces",
         _url,
         "Phoenix OTLP/HTTP traces endpoint.",
     )
-    phoenix_project: str = _field("lsp-agent", _nonempty, "Phoenix project the traces go to.")
+    phoenix_project: str = _user("lsp-agent", _nonempty, "Phoenix project the traces go to.")
     validation_max_chars: int = _field(5000, _int_in(1, 10_000_000), "Largest tool input.")
     validation_max_lines: int = _field(200, _int_in(1, 1_000_000), "Most lines in a tool input.")
     validation_max_line_range: int = _field(
@@ -189,34 +226,52 @@ class Settings:
     truncation_max_list_items: int = _field(100, _int_in(1, 100_000), "Most items in a list.")
     log_level: str = _field("INFO", _choice(LOG_LEVELS, upper=True), "Log level (to stderr).")
     suppress_warnings: bool = _field(True, _boolean, "Hide noisy library warnings.")
-    sandbox_backend: str = _field(
+    sandbox_backend: str = _user(
         "auto",
         _choice(SANDBOX_BACKENDS),
         "Where patches are checked: docker, local (no isolation), none; "
         "auto = docker when available, else no checks (never this machine).",
     )
-    sandbox_image: str = _field(
+    sandbox_image: str = _user(
         "",
         _text,
         "Sandbox image; empty means the versioned image `lsp-agent sandbox build` makes.",
     )
-    sandbox_timeout_s: int = _field(30, _int_in(1, 3600), "Seconds one sandbox command may run.")
-    check_command: str = _field(
+    sandbox_timeout_s: int = _user(30, _int_in(1, 3600), "Seconds one sandbox command may run.")
+    check_command: str = _user(
         "",
         _text,
         "Command that checks a patch in the sandbox (e.g. `pytest -q`); empty = auto.",
     )
-    policy_file: str = _field("", _text, "Extra command-policy rules (TOML); stricter only.")
-    mcp_config: str = _field(
+    policy_file: str = _user(
+        "", _text, "Your own command-policy rules (TOML) over the built-in ones; may loosen them."
+    )
+    mcp_config: str = _user(
         "", _text, 'Path to a `{"mcpServers": {...}}` JSON file of MCP tool servers.'
     )
-    agent_memory: bool = _field(
-        False, _boolean, "Remember facts about the repository between jobs."
+    agent_type: str = _user(
+        "tool_calling",
+        _choice(AGENT_TYPES),
+        "`tool_calling` (JSON tool calls) or `code` (the model writes Python actions).",
     )
+    agent_planning_interval: int = _field(
+        0, _int_in(0, 100), "Plan again every N steps; 0 = no planning steps."
+    )
+    agent_subagents: tuple[str, ...] = _user(
+        (), _comma_list, "Comma-separated helper agents the main agent may call (`explorer`)."
+    )
+    agent_memory: bool = _user(False, _boolean, "Remember facts about the repository between jobs.")
 
     @staticmethod
     def env_key(name: str) -> str:
         return name.upper()
+
+    @staticmethod
+    def security_keys() -> frozenset[str]:
+        """Keys only the user's scope (or a trusted workspace `.env`) may set."""
+        return frozenset(
+            Settings.env_key(f.name) for f in setting_fields() if f.metadata["user_only"]
+        )
 
     def effective_api_base(self) -> str:
         """The URL the model is reached at, filling in the provider's default."""
@@ -263,11 +318,11 @@ def _as_text(value: Any) -> str:
 def resolve(
     layers: list[tuple[str, Mapping[str, Any]]],
     base: Settings | None = None,
-) -> tuple[Settings, list[SettingError]]:
+) -> tuple[Settings, list[SettingProblem]]:
     """Apply layers (source name, key -> value) in order over `base` (defaults if None)."""
     names = {f.name: f for f in setting_fields()}
     values: dict[str, Any] = {}
-    errors: list[SettingError] = []
+    errors: list[SettingProblem] = []
     for source, mapping in layers:
         for raw_key, raw_value in mapping.items():
             if raw_value is None:
@@ -289,47 +344,79 @@ def load_settings(
     workspace: Path | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
-) -> tuple[Settings, list[SettingError]]:
-    """Read `.env` from `workspace` (if any), then the environment, then editor overrides."""
+) -> tuple[Settings, list[SettingProblem]]:
+    """Read the user config file, `.env` from `workspace` (if any), the environment, then
+    editor overrides. Security keys of an untrusted `.env` are left out and reported."""
     env = os.environ if environ is None else environ
     known = set(env_keys())
     layers: list[tuple[str, Mapping[str, Any]]] = []
+    ignored: list[SettingProblem] = []
+    user_file = user_config_file(env)
+    if user_file is not None and user_file.is_file():
+        layers.append((str(user_file), _read_env_file(user_file, known)))
     if workspace is not None:
         dotenv_path = workspace / ".env"
         if dotenv_path.is_file():
-            file_values = {k: v for k, v in dotenv_values(dotenv_path).items() if k in known}
+            file_values = _read_env_file(dotenv_path, known)
+            if not TrustStore.of(env).is_trusted(dotenv_path):
+                security = Settings.security_keys()
+                ignored = [
+                    IgnoredSetting(key, str(dotenv_path), str(workspace))
+                    for key in file_values
+                    if key in security
+                ]
+                file_values = {k: v for k, v in file_values.items() if k not in security}
             layers.append((str(dotenv_path), file_values))
     layers.append(("environment", {k: v for k, v in env.items() if k in known}))
     if overrides:
         layers.append(("editor settings", overrides))
-    return resolve(layers)
+    settings, errors = resolve(layers)
+    return settings, [*ignored, *errors]
 
 
-def describe() -> list[tuple[str, str, str]]:
-    """(KEY, default as text, description) for every setting: the README table's source."""
+def user_scope_settings(
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Settings, list[SettingProblem]]:
+    """The settings of the user's scope alone: user config file and environment, no workspace."""
+    return load_settings(workspace=None, environ=environ)
+
+
+def _read_env_file(path: Path, known: set[str]) -> dict[str, str | None]:
+    return {k: v for k, v in dotenv_values(path).items() if k in known}
+
+
+def describe() -> list[tuple[str, str, str, bool]]:
+    """(KEY, default as text, description, user scope only) for every setting."""
     rows = []
     for f in setting_fields():
         default = _as_text(f.default) if f.default not in ("", ()) else "(empty)"
-        rows.append((Settings.env_key(f.name), default, str(f.metadata["doc"])))
+        rows.append(
+            (Settings.env_key(f.name), default, str(f.metadata["doc"]), f.metadata["user_only"])
+        )
     return rows
 
 
 def markdown_table() -> str:
     """The README's configuration table, generated from the settings object."""
-    lines = ["| Key | Default | Meaning |", "| --- | --- | --- |"]
-    for key, default, doc in describe():
-        lines.append(f"| `{key}` | `{default}` | {doc} |")
+    lines = ["| Key | Default | Scope | Meaning |", "| --- | --- | --- | --- |"]
+    for key, default, doc, user_only in describe():
+        scope = "user" if user_only else "any"
+        lines.append(f"| `{key}` | `{default}` | {scope} | {doc} |")
     return "\n".join(lines)
 
 
 def env_example() -> str:
     """The text of `.env.example`: every key, commented out at its default."""
     out = [
-        "# lsp-agent settings. Copy to `.env` in your workspace and uncomment what you change.",
-        "# Precedence: defaults < .env < environment < editor settings.",
+        "# lsp-agent settings. Put them in ~/.config/lsp-agent/config.env (your user config),",
+        "# your environment, or `.env` in your workspace; uncomment what you change.",
+        "# Precedence: defaults < user config < .env < environment < editor settings.",
+        "# Keys marked [user scope] are ignored in a workspace `.env` until you trust that",
+        "# exact file with `lsp-agent trust DIR`.",
         "",
     ]
-    for key, default, doc in describe():
+    for key, default, doc, user_only in describe():
         value = "" if default == "(empty)" else default
-        out += [f"# {doc}", f"# {key}={value}", ""]
+        mark = " [user scope]" if user_only else ""
+        out += [f"# {doc}{mark}", f"# {key}={value}", ""]
     return "\n".join(out)

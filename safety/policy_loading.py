@@ -81,6 +81,22 @@ def load_rules(
     return compile_rules(merged, tuple(warnings))
 
 
+def workspace_policy_warnings(
+    workspace_root: str | Path, policy_file: str | Path | None = None
+) -> tuple[str, ...]:
+    """What the workspace's policy file tried and was refused (empty when it has none).
+
+    For front ends to show once, before a job runs; never raises for a bad user file
+    (the job reports that itself).
+    """
+    if not (Path(workspace_root) / WORKSPACE_POLICY).is_file():
+        return ()
+    try:
+        return load_rules(policy_file=policy_file, workspace_root=workspace_root).warnings
+    except PolicyFileError as exc:
+        return (f"policy not loaded: {exc}",)
+
+
 def compile_rules(data: Mapping[str, Any], warnings: tuple[str, ...] = ()) -> PolicyRules:
     """Turn parsed policy data into PolicyRules (PolicyFileError on schema errors)."""
     try:

@@ -1,8 +1,13 @@
 """Merging policy data: a trusted user file, and stricter-only workspace overrides.
 
-A workspace override lives in the repository, so it is untrusted: it may raise
-verdicts, add flag rules, sensitive patterns, group members and dangerous variables,
-but anything that could loosen the policy is ignored with a warning.
+A workspace override lives in the repository, so it is untrusted, trusted or not: it may
+raise verdicts, add flag rules, sensitive patterns, group members and dangerous variables,
+but anything that could loosen the policy is ignored with a warning. In particular it
+cannot add a subcommand table to a program that has none (the program's own checks would
+no longer run), cannot make an unknown program or subcommand known unless it denies it
+(unknown programs need approval and have their arguments scanned), cannot lower a verdict,
+and cannot give a rule a new reason without raising that rule's verdict; the reasons it
+does give are marked as coming from the workspace.
 """
 
 from __future__ import annotations
@@ -17,13 +22,18 @@ from safety.verdict import Verdict, VerdictSpec
 UNION_SECTIONS = frozenset({"groups", "variables", "sensitive", "paths", "make"})
 _ADDITIVE: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
-        "groups": ("shells", "interpreters", "network", "decoders", "destructive", "printers"),
+        # not "printers": text printed into a shell is judged as a script instead of needing
+        # approval, so adding printers loosens the policy
+        "groups": ("shells", "interpreters", "network", "decoders", "destructive"),
         "variables": ("deny", "approve", "secrets"),
         "sensitive": ("names", "dirs", "paths"),
     }
 )
 _PROGRAM_STRICT_KEYS = frozenset({"verdict", "reason", "alternative", "flag_rules", "subcommands"})
 _UNKNOWN_PROGRAM = VerdictSpec.same(Verdict.REQUIRE_APPROVAL)
+_DENY = VerdictSpec.same(Verdict.DENY)
+_TEXT_KEYS = ("reason", "alternative")
+WORKSPACE_MARK = "(workspace policy) "
 
 
 def deep_merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,6 +66,12 @@ def apply_stricter(
             programs = dict(base.get("programs", {}))
             for name, table in value.items():
                 current = _find_program(programs, name)
+                if current is None and not _denies(table):
+                    warnings.append(
+                        f"workspace policy: programs.{name} ignored (a program the policy "
+                        "does not know may only be denied)"
+                    )
+                    continue
                 merged = _stricter_program(f"programs.{name}", current, table, warnings)
                 if merged is not None:
                     programs[name] = merged
@@ -89,6 +105,16 @@ def _find_program(programs: Mapping[str, Any], name: str) -> Mapping[str, Any] |
     return None
 
 
+def _denies(table: Any) -> bool:
+    """True when ``table`` is a table whose verdict is DENY everywhere."""
+    if not isinstance(table, Mapping):
+        return False
+    try:
+        return VerdictSpec.from_data(table.get("verdict", "approve")).at_least(_DENY)
+    except ValueError:
+        return False
+
+
 def _stricter_program(
     where: str, current: Mapping[str, Any] | None, table: Any, warnings: list[str]
 ) -> dict[str, Any] | None:
@@ -96,26 +122,67 @@ def _stricter_program(
         warnings.append(f"workspace policy: {where} ignored (not a table)")
         return None
     out = dict(current) if current is not None else {}
+    raised = False
+    if "verdict" in table:
+        raised = _set_stricter_verdict(where, out, table["verdict"], current, warnings)
     for key, value in table.items():
         if key not in _PROGRAM_STRICT_KEYS:
             warnings.append(f"workspace policy: {where}.{key} ignored (could loosen the policy)")
-        elif key == "verdict":
-            _set_stricter_verdict(where, out, value, current, warnings)
         elif key == "flag_rules":
             out["flag_rules"] = list(out.get("flag_rules", ())) + _strict_flag_rules(
                 where, value, warnings
             )
-        elif key == "subcommands" and isinstance(value, Mapping):
-            subs = dict(out.get("subcommands", {}))
-            for sub, sub_table in value.items():
-                base_sub = subs.get(sub, subs.get("*"))
-                merged = _stricter_program(f"{where}.{sub}", base_sub, sub_table, warnings)
-                if merged is not None:
-                    subs[sub] = merged
-            out["subcommands"] = subs
-        elif isinstance(value, str):
-            out[key] = value
+        elif key == "subcommands":
+            _stricter_subcommands(where, out, value, current, warnings)
+        elif key in _TEXT_KEYS:
+            _set_text(where, key, out, value, raised=raised, warnings=warnings)
     return out
+
+
+def _stricter_subcommands(
+    where: str,
+    out: dict[str, Any],
+    value: Any,
+    current: Mapping[str, Any] | None,
+    warnings: list[str],
+) -> None:
+    if not isinstance(value, Mapping):
+        warnings.append(f"workspace policy: {where}.subcommands ignored (not a table)")
+        return
+    if current is not None and not current.get("subcommands"):
+        warnings.append(
+            f"workspace policy: {where}.subcommands ignored (the program has no subcommands; "
+            "adding them would skip its checks)"
+        )
+        return
+    subs = dict(out.get("subcommands", {}))
+    for sub, sub_table in value.items():
+        base_sub = subs.get(sub, subs.get("*"))
+        if base_sub is None and not _denies(sub_table):
+            warnings.append(
+                f"workspace policy: {where}.{sub} ignored (a subcommand the policy does not "
+                "know may only be denied)"
+            )
+            continue
+        merged = _stricter_program(f"{where}.{sub}", base_sub, sub_table, warnings)
+        if merged is not None:
+            subs[sub] = merged
+    out["subcommands"] = subs
+
+
+def _set_text(
+    where: str, key: str, out: dict[str, Any], value: Any, *, raised: bool, warnings: list[str]
+) -> None:
+    """A reason or alternative from the workspace: only beside a verdict it raised."""
+    if not isinstance(value, str):
+        warnings.append(f"workspace policy: {where}.{key} ignored (not a string)")
+    elif not raised:
+        warnings.append(
+            f"workspace policy: {where}.{key} ignored (the workspace may only word a rule "
+            "whose verdict it raises)"
+        )
+    else:
+        out[key] = WORKSPACE_MARK + value
 
 
 def _set_stricter_verdict(
@@ -124,12 +191,13 @@ def _set_stricter_verdict(
     value: Any,
     current: Mapping[str, Any] | None,
     warnings: list[str],
-) -> None:
+) -> bool:
+    """Set ``value`` when at least as strict as the current verdict; True when it raised it."""
     try:
         new = VerdictSpec.from_data(value)
     except ValueError as exc:
         warnings.append(f"workspace policy: {where}.verdict ignored ({exc})")
-        return
+        return False
     old = (
         VerdictSpec.from_data(current.get("verdict", "approve"))
         if current is not None
@@ -141,8 +209,9 @@ def _set_stricter_verdict(
             out["subcommands"] = {
                 name: _raised(sub, new) for name, sub in dict(out["subcommands"]).items()
             }
-    else:
-        warnings.append(f"workspace policy: {where}.verdict ignored (it would loosen the rule)")
+        return new != old
+    warnings.append(f"workspace policy: {where}.verdict ignored (it would loosen the rule)")
+    return False
 
 
 def _raised(table: Mapping[str, Any], floor: VerdictSpec) -> dict[str, Any]:
@@ -166,7 +235,13 @@ def _strict_flag_rules(where: str, rules: Any, warnings: list[str]) -> list[dict
         except (AttributeError, ValueError):
             ok = valid = False
         if ok and valid:
-            kept.append({"name": f"workspace{index}", **rule})
+            kept.append(
+                {
+                    "name": f"workspace{index}",
+                    **rule,
+                    "reason": WORKSPACE_MARK + str(rule["reason"]),
+                }
+            )
         else:
             warnings.append(f"workspace policy: {where}.flag_rules[{index}] ignored")
     return kept
@@ -181,11 +256,13 @@ def _stricter_verdicts(
         if current is None or not isinstance(table, Mapping):
             warnings.append(f"workspace policy: {section}.{name} ignored (unknown rule)")
             continue
+        where = f"{section}.{name}"
+        raised = False
+        if "verdict" in table:
+            raised = _set_stricter_verdict(where, current, table["verdict"], current, warnings)
         for key, value in table.items():
-            if key == "verdict":
-                _set_stricter_verdict(f"{section}.{name}", current, value, current, warnings)
-            elif key in ("reason", "alternative") and isinstance(value, str):
-                current[key] = value
-            else:
-                warnings.append(f"workspace policy: {section}.{name}.{key} ignored")
+            if key in _TEXT_KEYS:
+                _set_text(where, key, current, value, raised=raised, warnings=warnings)
+            elif key != "verdict":
+                warnings.append(f"workspace policy: {where}.{key} ignored")
     return out

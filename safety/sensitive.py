@@ -1,9 +1,18 @@
 """Sensitive-file rules shared by path validation and the command policy.
 
-A path is sensitive when its last component matches a *name* pattern, any of its
-components matches a *dir* pattern, or a trailing run of its components matches a
-*path* pattern (patterns starting with ``/`` must match the whole absolute path).
-Matching is case-insensitive (macOS and Windows file systems are).
+A path is sensitive when its last component matches a *name* pattern (and no
+*exception*, such as ``.env.example`` or ``*.pub``), any of its components matches a *dir*
+pattern, or a trailing run of its components matches a *path* pattern (patterns starting
+with ``/`` must match the whole absolute path). Matching is case-insensitive (macOS and
+Windows file systems are). Names are grouped by class: environment files, cloud and
+package-manager credentials, keys and keystores, Terraform variables and state,
+kubeconfigs, shell histories.
+
+Certificates and keys share extensions (``ca.pem`` holds a certificate, ``key.pem`` a
+private key): listings, searches and the command policy treat ``CONTENT_NAMES`` as
+sensitive, but :func:`safety.validation.validate_path` lets an existing one through when
+its content holds no private key (``content_decides``); it refuses any file holding a
+private key, whatever its name.
 """
 
 from __future__ import annotations
@@ -15,53 +24,91 @@ from pathlib import PurePosixPath
 
 from safety.globset import GlobSet
 
-DEFAULT_NAMES: tuple[str, ...] = (
-    ".env",
-    ".env.*",
-    ".envrc",
-    "*.env",
+_ENV_FILES = (".env", ".env.*", ".envrc", "*.env")
+_CLOUD = (
+    "credentials",
+    "credentials.json",
+    "credentials.db",
+    "access_tokens.db",
+    "accessTokens.json",
+    "azureProfile.json",
+    "application_default_credentials.json",
+    "client_secret*.json",
+    "*service-account*.json",
+    "*service_account*.json",
+    "*-sa-key*.json",
+    "*gcp-key*.json",
+    ".boto",
+    ".s3cfg",
+    ".vault-token",
+)
+_PACKAGE_AUTH = (
     ".netrc",
     "_netrc",
     ".pypirc",
     ".npmrc",
-    ".pgpass",
-    ".my.cnf",
+    ".yarnrc",
+    ".yarnrc.yml",
+    "pip.conf",
+    "pip.ini",
     ".git-credentials",
     ".gitcookies",
-    ".boto",
-    ".s3cfg",
-    ".vault-token",
     ".dockercfg",
-    ".htpasswd",
+)
+_KEYS = (
     "id_rsa*",
     "id_dsa*",
     "id_ecdsa*",
     "id_ed25519*",
     "identity",
     "authorized_keys",
-    "*.pem",
     "*.key",
+    "*.p8",
     "*.p12",
     "*.pfx",
     "*.jks",
+    "*.jceks",
+    "*.bks",
     "*.keystore",
+    "*.keytab",
     "*.ppk",
     "*.kdbx",
     "*.gpg",
     "secring.*",
-    "credentials",
-    "credentials.json",
-    "credentials.db",
-    "access_tokens.db",
-    "client_secret*.json",
-    "*service-account*.json",
-    "*.tfstate",
-    "*.tfstate.backup",
+)
+_DATABASES = (".pgpass", ".my.cnf", ".htpasswd")
+_TERRAFORM = ("*.tfvars", "*.tfvars.json", "*.tfstate", "*.tfstate.backup", ".terraformrc")
+_KUBE = ("kubeconfig", "kubeconfig.*", "kubeconfig-*", "*.kubeconfig")
+_HISTORIES = (
     ".bash_history",
     ".zsh_history",
     ".python_history",
     ".psql_history",
     ".mysql_history",
+)
+# Sensitive by name for listings, searches and the command policy; a file read by a tool is
+# decided by content (a private key is refused, a certificate is not).
+CONTENT_NAMES: tuple[str, ...] = ("*.pem", "*.crt", "*.cer")
+DEFAULT_NAMES: tuple[str, ...] = (
+    *_ENV_FILES,
+    *CONTENT_NAMES,
+    *_CLOUD,
+    *_PACKAGE_AUTH,
+    *_KEYS,
+    *_DATABASES,
+    *_TERRAFORM,
+    *_KUBE,
+    *_HISTORIES,
+)
+# Never sensitive by name: templates of env files, public keys.
+DEFAULT_EXCEPTIONS: tuple[str, ...] = (
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    "*.env.example",
+    "*.env.sample",
+    "*.env.template",
+    "*.pub",
 )
 
 DEFAULT_DIRS: tuple[str, ...] = (
@@ -102,6 +149,7 @@ class SensitiveRules:
     dirs: tuple[str, ...] = DEFAULT_DIRS
     paths: tuple[str, ...] = DEFAULT_PATHS
     allow: tuple[str, ...] = ()
+    exceptions: tuple[str, ...] = DEFAULT_EXCEPTIONS
 
     def extended(
         self,
@@ -117,7 +165,12 @@ class SensitiveRules:
             dirs=_merge(self.dirs, dirs),
             paths=_merge(self.paths, paths),
             allow=_merge(self.allow, allow),
+            exceptions=self.exceptions,
         )
+
+    @cached_property
+    def _exceptions(self) -> GlobSet:
+        return GlobSet(self.exceptions, fold_case=True)
 
     @cached_property
     def _compiled(self) -> tuple[GlobSet, GlobSet, GlobSet, tuple[tuple[int, GlobSet], ...]]:
@@ -134,6 +187,19 @@ class SensitiveRules:
             by_depth,
         )
 
+    @cached_property
+    def _without_content_names(self) -> SensitiveRules:
+        names = tuple(n for n in self.names if n not in CONTENT_NAMES)
+        return SensitiveRules(names, self.dirs, self.paths, self.allow, self.exceptions)
+
+    def content_decides(self, path: str | PurePosixPath) -> bool:
+        """True when ``path`` is sensitive only for a name in ``CONTENT_NAMES``."""
+        last = str(path).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+        return (
+            any(fnmatchcase(last, pattern) for pattern in CONTENT_NAMES)
+            and self._without_content_names.match(path) is None
+        )
+
     def match(self, path: str | PurePosixPath) -> str | None:
         """Return a short description of the rule ``path`` hits, or None."""
         text = str(path).replace("\\", "/")
@@ -144,7 +210,7 @@ class SensitiveRules:
         last = parts[-1]
         if self.allow and GlobSet(self.allow, fold_case=True).first_match(last):
             return None
-        hit = names.first_match(last)
+        hit = None if self._exceptions.first_match(last) else names.first_match(last)
         if hit:
             return f"file name matches {hit!r}"
         for part in parts:

@@ -7,6 +7,7 @@ recovery suggestion (see :mod:`safety.errors`).
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path, PurePosixPath
 
 from safety.errors import ErrorType, ValidationError
@@ -20,10 +21,16 @@ from safety.input_validation import (
     validate_input_size,
     validate_line_range,
 )
+from safety.secret_redaction import contains_private_key
 from safety.sensitive import DEFAULT_SENSITIVE, SensitiveRules
 
 MAX_PATH_CHARS = 4096
 MAX_SYMLINK_HOPS = 40
+CONTENT_SNIFF_BYTES = 65536
+_SENSITIVE_HINT = (
+    "Secrets, keys and .git internals are not readable by tools; "
+    "use git_status/git_diff/git_log for repository state and work with source files."
+)
 _LIST_HINT = 'list_files(pattern="**/*")'
 
 
@@ -36,8 +43,10 @@ def validate_path(
     """Return ``path`` resolved inside ``root``, or raise ValidationError.
 
     Refuses traversal that leaves the root at any point, ``~``, URL encoding,
-    backslashes, control characters, URIs, symlink chains that leave the root and
-    sensitive files (``sensitive``). ``root`` must be an existing directory.
+    backslashes, control characters, URIs, symlink chains that leave the root,
+    sensitive files (``sensitive``), regular files with several hard links (one could
+    be a key elsewhere on the machine) and files holding a private key, whatever their
+    name. ``root`` must be an existing directory.
     """
     root_given = Path(root)
     real_root = root_given.resolve()
@@ -48,17 +57,46 @@ def validate_path(
     resolved = _walk(real_root, rel_parts, root_given, text)
     relative = resolved.relative_to(real_root).as_posix()
     lexical = os.path.normpath("/".join(rel_parts) or ".")
+    problem = file_problem(resolved)
     for candidate in (lexical, relative):
         hit = sensitive.match(candidate)
+        if hit and problem is None and resolved.is_file() and sensitive.content_decides(candidate):
+            continue  # a certificate, not a key
         if hit:
             raise _fail(
                 ErrorType.SENSITIVE_PATH,
                 f"Refused: {text!r} is a sensitive file ({hit}).",
-                "Secrets, keys and .git internals are not readable by tools; "
-                "use git_status/git_diff/git_log for repository state and work with source files.",
+                _SENSITIVE_HINT,
                 path=text,
             )
+    if problem:
+        raise _fail(
+            ErrorType.SENSITIVE_PATH,
+            f"Refused: {text!r} is a sensitive file ({problem}).",
+            _SENSITIVE_HINT,
+            path=text,
+        )
     return resolved
+
+
+def file_problem(resolved: Path) -> str | None:
+    """Why an existing regular file must not be touched, judged by the file itself."""
+    try:
+        info = resolved.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    if info.st_nlink > 1:
+        return f"it has {info.st_nlink} hard links, so it may be a file outside the workspace"
+    try:
+        with open(resolved, "rb") as handle:
+            head = handle.read(CONTENT_SNIFF_BYTES)
+    except OSError:
+        return None
+    if contains_private_key(head.decode("latin-1")):
+        return "it holds a private key"
+    return None
 
 
 def _check_text(path: str | os.PathLike[str]) -> str:

@@ -1,9 +1,9 @@
 """`SandboxConfig`: the four settings the sandbox reads, and how to read them from the user.
 
 The agent runtime builds one from its settings (`lsp_agent.settings.Settings.sandbox_config`).
-With no config, `open_sandbox` uses `SandboxConfig.from_environment()`: the user's
-environment only, never a repository's `.env` (an opened repository is untrusted and
-must not choose where code runs).
+With no config, `open_sandbox` uses `SandboxConfig.from_user_scope()`: the user's
+environment and user config file (`~/.config/lsp-agent/config.env`), never a repository's
+`.env` (an opened repository is untrusted and must not choose where code runs).
 """
 
 from __future__ import annotations
@@ -12,6 +12,10 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from dotenv import dotenv_values
+
+from safety.user_scope import user_config_file
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +45,17 @@ class SandboxConfig:
         low, high = TIMEOUT_RANGE
         if not low <= float(self.timeout_s) <= high:
             raise ValueError(f"sandbox timeout {self.timeout_s} is not in {low:g}..{high:g} s")
+
+    @classmethod
+    def from_user_scope(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:
+        """The user config file's keys, then the environment's over them."""
+        env = os.environ if environ is None else environ
+        merged: dict[str, str] = {}
+        path = user_config_file(env)
+        if path is not None and path.is_file():
+            merged.update({k: v for k, v in dotenv_values(path).items() if v is not None})
+        merged.update(env)
+        return cls.from_environment(merged)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:

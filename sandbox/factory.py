@@ -29,8 +29,9 @@ def open_sandbox(
 ) -> Sandbox:
     """A sandbox for `repo_root`; use it as a context manager.
 
-    `settings` (the sandbox's own config) None reads the user's environment only,
-    never the repository's `.env` (`SandboxConfig.from_environment`).
+    `settings` (the sandbox's own config) None reads the user's scope only: the
+    environment and the user config file, never the repository's `.env`
+    (`SandboxConfig.from_user_scope`): the repository must not choose where its code runs.
     SANDBOX_BACKEND: `docker` (Docker, else no sandbox and `check: unavailable`),
     `local` (no isolation, only when the user chose it), `none`, or `auto` (Docker when
     its engine and image are there, else no sandbox: never the host). `engine`
@@ -40,7 +41,7 @@ def open_sandbox(
     root = Path(repo_root).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"sandbox repository root {root} is not a directory")
-    config = SandboxConfig.from_environment() if settings is None else settings
+    config = SandboxConfig.from_user_scope() if settings is None else settings
     with tracing.span("open", requested=config.backend) as span:
         sandbox = _open(root, config, engine, host_approval)
         tracing.set_attributes(span, backend=sandbox.backend)

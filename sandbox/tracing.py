@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from opentelemetry import trace
 from opentelemetry.trace import Span, TracerProvider
 
+from safety.secret_redaction import redact_secrets
+
 TRACER_NAME = "lsp_agent.sandbox"
 
 _provider: TracerProvider | None = None
@@ -28,7 +30,9 @@ def tracer() -> trace.Tracer:
 @contextmanager
 def span(operation: str, **attributes: AttributeValue | None) -> Iterator[Span]:
     """A span `sandbox.<operation>`; attribute `backend="docker"` becomes `sandbox.backend`."""
-    clean = {f"sandbox.{key}": value for key, value in attributes.items() if value is not None}
+    clean = {
+        f"sandbox.{key}": _redacted(value) for key, value in attributes.items() if value is not None
+    }
     with tracer().start_as_current_span(f"sandbox.{operation}", attributes=clean) as current:
         yield current
 
@@ -36,4 +40,9 @@ def span(operation: str, **attributes: AttributeValue | None) -> Iterator[Span]:
 def set_attributes(current: Span, **attributes: AttributeValue | None) -> None:
     for key, value in attributes.items():
         if value is not None:
-            current.set_attribute(f"sandbox.{key}", value)
+            current.set_attribute(f"sandbox.{key}", _redacted(value))
+
+
+def _redacted(value: AttributeValue) -> AttributeValue:
+    """Credentials never reach a trace (command lines and outputs may hold them)."""
+    return redact_secrets(value) if isinstance(value, str) else value

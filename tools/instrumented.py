@@ -27,6 +27,7 @@ from smolagents import Tool
 from safety.approvals import ApprovalKind
 from safety.errors import ErrorType, ToolError, command_denied_error, tool_error
 from safety.run_state import args_json, digest_of
+from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
 from safety.verdict import Verdict
 from tools.argument_checks import check_arguments
@@ -214,7 +215,7 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             path = arguments.get("path") if self.name == "read_file" else None
             first = arguments.get("start_line") or 1
             return truncate_output(
-                result,
+                redact_secrets(result),
                 limits.max_output_chars,
                 limits.max_output_lines,
                 path=path if isinstance(path, str) else None,
@@ -226,10 +227,10 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             shaped[key] = value
             if isinstance(value, str):
                 shaped[key], cut = truncate_output(
-                    value, limits.max_output_chars, limits.max_output_lines
+                    redact_secrets(value), limits.max_output_chars, limits.max_output_lines
                 )
                 truncated = truncated or cut
-        return json.dumps(shaped, ensure_ascii=False, default=str), truncated
+        return redact_secrets(json.dumps(shaped, ensure_ascii=False, default=str)), truncated
 
     def _annotate(
         self,
@@ -245,7 +246,7 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
         attributes: dict[str, Any] = {
             "openinference.span.kind": "TOOL",
             "tool.name": self.name,
-            "input.value": inputs[:SPAN_VALUE_CHARS],
+            "input.value": redact_secrets(inputs[:SPAN_VALUE_CHARS]),
             "output.value": observation[:SPAN_VALUE_CHARS],
             "lsp_agent.tool.args_hash": digest,
             "lsp_agent.tool.input_chars": len(inputs),
@@ -263,7 +264,9 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
         attributes.update(self.inner.span_attributes())
         if isinstance(result, dict) and "error" in result and "recovery_suggestion" in result:
             attributes["lsp_agent.error.type"] = str(result["error"])
-            attributes["lsp_agent.error.recovery_hint"] = str(result["recovery_suggestion"])
+            attributes["lsp_agent.error.recovery_hint"] = redact_secrets(
+                str(result["recovery_suggestion"])
+            )
             status = StatusCode.ERROR
-            span.set_status(Status(status, str(result["message"])[:200]))
+            span.set_status(Status(status, redact_secrets(str(result["message"])[:200])))
         span.set_attributes(attributes)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from safety.approval_flags import patch_flags
 from safety.approvals import ApprovalKind
 from safety.errors import ErrorType
 from tools.base import AgentTool, ApprovalAsk, ToolFailure
@@ -122,11 +123,13 @@ class ApplyPatch(PatchToolBase):
         patch = self.context.patches.get(arguments.get("patch_id"))
         if patch.status != "proposed":
             return None  # forward() explains why it cannot be applied
+        flags = patch_flags(patch.result.diff, patch.files)
+        summary = f"Apply {patch.id} to {', '.join(patch.files)}"
         return ApprovalAsk(
             kind=ApprovalKind.PATCH,
             content=patch.result.diff,
-            summary=f"Apply {patch.id} to {', '.join(patch.files)}",
-            details=self.check_text(patch.check),
+            summary=" | ".join([summary, *flags]),
+            details="\n".join([*flags, self.check_text(patch.check)]),
         )
 
     def approval_refused(self, arguments: dict[str, Any], ask: ApprovalAsk, reason: str) -> None:

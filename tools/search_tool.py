@@ -24,7 +24,7 @@ from pathlib import Path
 from safety.errors import ErrorType
 from safety.sensitive import DEFAULT_SENSITIVE
 from safety.truncation import list_truncation_note
-from safety.validation import ValidationError, validate_glob, validate_path
+from safety.validation import ValidationError, file_problem, validate_glob, validate_path
 from tools.base import AgentTool, ToolFailure
 from tools.file_tools import (
     MAX_SHOWN_LINE_CHARS,
@@ -179,6 +179,7 @@ def ripgrep_search(
     """ripgrep's matches (without ``skip`` paths), or None when ripgrep reports an error
     and found nothing (for example a pattern only Python's ``re`` understands)."""
     skipped = set(skip)
+    refused: dict[str, bool] = {}  # path -> holds a private key or has several hard links
     hits = Hits()
     timed_out = threading.Event()
     with tempfile.TemporaryFile() as errors:
@@ -202,6 +203,10 @@ def ripgrep_search(
             for raw in proc.stdout:
                 row = _parse_rg_line(raw)
                 if row is None or row[0] in skipped or is_sensitive(row[0]):
+                    continue
+                if row[0] not in refused:
+                    refused[row[0]] = file_problem(root / row[0]) is not None
+                if refused[row[0]]:
                     continue
                 hits.rows.append(row)
                 if len(hits.rows) >= cap:

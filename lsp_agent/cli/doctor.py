@@ -24,7 +24,7 @@ from pathlib import Path
 
 import httpx
 
-from lsp_agent.settings import Settings, load_settings
+from lsp_agent.settings import IgnoredSetting, Settings, load_settings
 
 REQUIRED_DISTRIBUTIONS = (
     "pygls",
@@ -83,9 +83,11 @@ def check_packages() -> Check:
     return Check("packages", Status.OK, "; ".join(found), required=True)
 
 
-def check_settings(errors: list[str]) -> Check:
+def check_settings(errors: list[str], ignored: list[str] | None = None) -> Check:
     if errors:
         return Check("settings", Status.FAIL, " | ".join(errors), required=True)
+    if ignored:
+        return Check("settings", Status.WARN, " | ".join(ignored), required=True)
     return Check("settings", Status.OK, "every value valid", required=True)
 
 
@@ -266,7 +268,10 @@ def collect(workspace: Path | None = None, *, probe: bool = True) -> list[Check]
     return [
         check_python(),
         check_packages(),
-        check_settings([str(e) for e in errors]),
+        check_settings(
+            [str(e) for e in errors if not isinstance(e, IgnoredSetting)],
+            [str(e) for e in errors if isinstance(e, IgnoredSetting)],
+        ),
         model,
         *(check_model_features(settings) if probe and answers else []),
         check_docker(settings),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from lsp_agent import __version__
 from lsp_agent.logging_setup import configure_logging, quiet_third_party_imports
@@ -36,6 +37,12 @@ def _run(args: argparse.Namespace) -> int:
     return run_headless(
         args.task, args.repo, yes=args.yes, max_steps=args.max_steps, model=args.model
     )
+
+
+def _trust(args: argparse.Namespace) -> int:
+    from lsp_agent.cli.trust_command import run_trust
+
+    return run_trust(args.directory, forget=args.forget)
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -80,6 +87,24 @@ def _bench(args: argparse.Namespace) -> int:
     return run_bench(args.name, runs=args.runs, output=args.output, options=options)
 
 
+def _add_trust(sub: Any) -> None:
+    trust = sub.add_parser(
+        "trust",
+        help="trust the security keys of a workspace's .env (this exact content)",
+        description="Security keys (MODEL_*, SANDBOX_*, PHOENIX_*, CHECK_COMMAND, POLICY_FILE, "
+        "MCP_CONFIG, AGENT_TYPE, AGENT_SUBAGENTS, AGENT_MEMORY) in a workspace's .env are "
+        "ignored until you trust that file. This records the SHA-256 of DIR/.env in "
+        "$XDG_DATA_HOME/lsp-agent/trusted-env.json; once the file changes it is untrusted "
+        "again. Read the file before you trust it: it decides where code runs and where your "
+        "code and prompts are sent.",
+    )
+    trust.add_argument(
+        "directory", nargs="?", type=Path, default=Path.cwd(), help="workspace (default: .)"
+    )
+    trust.add_argument("--forget", action="store_true", help="withdraw the trust instead")
+    trust.set_defaults(handler=_trust)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lsp-agent",
@@ -122,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--model", default=None, help="model id (default: the embedded model)")
     demo.set_defaults(handler=_demo)
+
+    _add_trust(sub)
 
     doctor = sub.add_parser("doctor", help="check the installation and report what is missing")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")

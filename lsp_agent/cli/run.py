@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.cli.terminal_text import inert
 from lsp_agent.settings import Settings, load_settings
+from safety.policy_loading import workspace_policy_warnings
 from tools.approval_gate import ApprovalGate, AutoApprove, RejectAll
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
@@ -39,13 +40,13 @@ def print_progress(console: Console, event: ProgressEvent) -> None:
     # Text from the model and the repository is printed as text, never as rich markup
     # (a patch line's "[rejected]" would otherwise vanish as an unknown tag).
     if event.kind == "tool":
-        console.print(f"[dim]  … {escape(event.tool or '')}[/dim]")
+        console.print(f"[dim]  … {inert(event.tool or '')}[/dim]")
         return
     if event.kind == "info":
-        console.print(f"[yellow]{escape(event.message)}[/yellow]")
+        console.print(f"[yellow]{inert(event.message)}[/yellow]")
         return
-    tool = f"[cyan]{escape(event.tool)}[/cyan]" if event.tool else "(no tool)"
-    console.print(f"step {event.step}/{event.max_steps} {tool} {escape(event.message)}")
+    tool = f"[cyan]{inert(event.tool)}[/cyan]" if event.tool else "(no tool)"
+    console.print(f"step {event.step}/{event.max_steps} {tool} {inert(event.message)}")
 
 
 def print_result(console: Console, result: JobResult) -> None:
@@ -55,11 +56,11 @@ def print_result(console: Console, result: JobResult) -> None:
         f" in {result.duration_s:.1f} s"
     )
     if result.error:
-        console.print(f"[red]{escape(result.error)}[/red]")
+        console.print(f"[red]{inert(result.error)}[/red]")
     for line in result.patches:
-        console.print(f"patch {escape(line)}")
+        console.print(f"patch {inert(line)}")
     if result.answer:
-        console.print(f"\n{escape(result.answer)}")
+        console.print(f"\n{inert(result.answer)}")
 
 
 def run_task(
@@ -98,7 +99,9 @@ def run_headless(
         return EXIT_USAGE
     settings, errors = load_settings(workspace=repo)
     for error in errors:
-        console.print(f"[yellow]{error}[/yellow]")
+        console.print(f"[yellow]{inert(str(error))}[/yellow]")
+    for warning in workspace_policy_warnings(repo, settings.policy_file or None):
+        console.print(f"[yellow]{inert(warning)}[/yellow]")
     overrides: dict[str, Any] = {
         k: v for k, v in (("agent_max_steps", max_steps), ("model_id", model)) if v
     }
@@ -120,7 +123,8 @@ def run_headless(
     if not interactive:
         console.print("[red]no TASK given and no terminal for an interactive session[/red]")
         return EXIT_USAGE
-    console.print(f"lsp-agent on {repo.resolve()} with {settings.model_id}. Empty line to quit.")
+    where, model_id = inert(str(repo.resolve())), inert(settings.model_id)
+    console.print(f"lsp-agent on {where} with {model_id}. Empty line to quit.")
     while True:
         try:
             line = input("task> ").strip()

@@ -1,4 +1,8 @@
-"""Approvals in a terminal: show what would change, ask y / n / show."""
+"""Approvals in a terminal: show what would change, ask y / n / show.
+
+Commands, reasons and diffs are shown as data (`lsp_agent.cli.terminal_text`): Rich markup
+in them is escaped, terminal escape sequences and bidi characters are shown escaped.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.syntax import Syntax
 
+from lsp_agent.cli.terminal_text import inert
+from safety.approval_flags import visible
 from safety.approvals import ApprovalKind, Outcome, Status
 from tools.approval_gate import ApprovalAsk
 
@@ -23,15 +29,15 @@ class TerminalGate:
 
     def _show(self, ask: ApprovalAsk) -> None:
         if ask.kind is ApprovalKind.PATCH:
-            self.console.print(Syntax(ask.content, "diff", background_color="default"))
-            self.console.print(f"[bold]sandbox[/bold] {ask.details}")
+            self.console.print(Syntax(visible(ask.content), "diff", background_color="default"))
+            self.console.print(f"[bold]sandbox[/bold] {inert(ask.details)}")
         else:
-            self.console.print(f"[bold]command[/bold] {ask.content}")
+            self.console.print(f"[bold]command[/bold] {inert(ask.content)}")
             if ask.details:
-                self.console.print(ask.details)
+                self.console.print(inert(ask.details))
 
     def ask(self, ask: ApprovalAsk) -> Outcome:
-        self.console.print(f"\n[bold yellow]Approval needed:[/bold yellow] {ask.summary}")
+        self.console.print(f"\n[bold yellow]Approval needed:[/bold yellow] {inert(ask.summary)}")
         if ask.kind is ApprovalKind.PATCH:
             self._show(ask)
         while True:

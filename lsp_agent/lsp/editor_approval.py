@@ -32,6 +32,7 @@ from lsprotocol import types
 
 from lsp_agent.lsp.client_setup import ApprovalOptions
 from lsp_agent.lsp.editor_client import EditorClient, log_message, shorten, show_message
+from safety.approval_flags import visible
 from safety.approvals import ApprovalKind, ApprovalRequest, ApprovalStore, Outcome, Status
 from tools.approval_gate import ApprovalAsk, StoreGate
 
@@ -100,8 +101,10 @@ class EditorApprovalGate:
     def _ask_user(self, request: ApprovalRequest, ask: ApprovalAsk) -> None:
         patch = ask.kind is ApprovalKind.PATCH
         actions = [APPLY, SHOW_DIFF, REJECT] if patch else [RUN, REJECT]
-        detail = shorten(ask.details, 160) if ask.details else ""
-        message = f"lsp-agent ({request.id}): {ask.summary}?" + (f"\n{detail}" if detail else "")
+        detail = visible(shorten(ask.details, 160)) if ask.details else ""
+        message = f"lsp-agent ({request.id}): {visible(ask.summary)}?" + (
+            f"\n{detail}" if detail else ""
+        )
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Info,
             message=message,
@@ -133,7 +136,9 @@ class EditorApprovalGate:
     def _show_diff(self, request: ApprovalRequest, ask: ApprovalAsk) -> None:
         if not self.options.show_document:
             log_message(
-                self.client, types.MessageType.Info, f"lsp-agent ({request.id}):\n{ask.content}"
+                self.client,
+                types.MessageType.Info,
+                f"lsp-agent ({request.id}):\n{visible(ask.content)}",
             )
             show_message(
                 self.client,
@@ -151,5 +156,5 @@ class EditorApprovalGate:
         self.diff_dir.mkdir(parents=True, exist_ok=True)
         name = re.sub(r"[^A-Za-z0-9_.-]+", "-", ask.summary)[:60].strip("-")
         path = self.diff_dir / f"{request.id}-{name or 'patch'}.diff"
-        path.write_text(ask.content, encoding="utf-8")
+        path.write_text(visible(ask.content), encoding="utf-8")
         return path

@@ -28,6 +28,7 @@ from lsp_agent.lsp.buffers import OpenBuffers
 from lsp_agent.lsp.client_setup import EditOptions
 from lsp_agent.lsp.editor_client import EditorClient
 from lsp_agent.lsp.edits import EditError, workspace_edit
+from safety.approval_flags import patch_flags
 from tools.patch_model import FilePatch, PatchResult
 from tools.patch_writer import WriteOutcome
 
@@ -100,7 +101,9 @@ class EditorPatchWriter:
             edit = workspace_edit(result, self.root, self.options, versions)
         except EditError as exc:
             return WriteOutcome("failed", f"{exc}; nothing was written")
-        label = "lsp-agent: " + ", ".join(result.paths)
+        # the refactor preview may be the only question: it carries the same flags
+        flags = patch_flags(result.diff, result.paths)
+        label = " | ".join(["lsp-agent: " + ", ".join(result.paths), *flags])
         params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
         return self.client.request(types.WORKSPACE_APPLY_EDIT, params), versions
 

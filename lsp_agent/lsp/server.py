@@ -30,7 +30,7 @@ from lsp_agent.lsp.documents import StrippedLines, use_line_documents
 from lsp_agent.lsp.jobs import JobRefused
 from lsp_agent.lsp.project_prepare import PrepareFlow
 from lsp_agent.lsp.protocol import AgentProtocol
-from lsp_agent.settings import SettingError, Settings, load_settings
+from lsp_agent.settings import IgnoredSetting, SettingProblem, Settings, load_settings
 
 if TYPE_CHECKING:
     from lsp_agent.lsp.job_host import JobHost, JobRunner
@@ -47,8 +47,9 @@ class LspAgentServer(LanguageServer):
     def __init__(self, runner: Callable[[], JobRunner] | None = None) -> None:
         super().__init__(name="lsp-agent", version=__version__, protocol_cls=AgentProtocol)
         self.settings: Settings
-        self.settings_errors: list[SettingError]
+        self.settings_errors: list[SettingProblem]
         self.settings, self.settings_errors = load_settings()
+        self.notices_shown: set[str] = set()
         self.workspace_root: Path | None = None
         self.editor_overrides: dict[str, Any] = {}
         self.bridge = LoopBridge(self)
@@ -114,12 +115,35 @@ class LspAgentServer(LanguageServer):
             self._host.settings = self.settings
 
     def report_settings_errors(self) -> None:
-        """Tell the editor, once per bad value, which setting fell back to its default."""
+        """Tell the editor, once per bad value, which setting fell back to its default, and
+        once per session which security key of an untrusted workspace `.env` was ignored."""
         for error in self.settings_errors:
+            if isinstance(error, IgnoredSetting):
+                if str(error) in self.notices_shown:
+                    continue
+                self.notices_shown.add(str(error))
             log.warning("%s", error)
             self.window_show_message(
                 types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"lsp-agent: {error}"
+                )
+            )
+
+    def report_policy_warnings(self) -> None:
+        """Tell the editor, once, what the workspace's policy file tried and was refused."""
+        if self.workspace_root is None:
+            return
+        from safety.policy_loading import workspace_policy_warnings
+
+        warnings = workspace_policy_warnings(self.workspace_root, self.settings.policy_file or None)
+        for warning in warnings:
+            if warning in self.notices_shown:
+                continue
+            self.notices_shown.add(warning)
+            log.warning("%s", warning)
+            self.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"lsp-agent: {warning}"
                 )
             )
 
@@ -170,6 +194,7 @@ def on_initialize(ls: LspAgentServer, params: types.InitializeParams) -> None:
 
 def on_initialized(ls: LspAgentServer, params: types.InitializedParams) -> None:
     ls.report_settings_errors()
+    ls.report_policy_warnings()
     if ls.runner is None:  # the real runtime; an injected one (tests) needs no warm-up
         ls.warm_up_state = "running"
         threading.Thread(

@@ -37,7 +37,10 @@ _HEADER_PREFIXES = (
     "new mode",
     "rename from",
     "rename to",
+    "copy from",
+    "copy to",
     "similarity index",
+    "dissimilarity index",
 )
 _BODY_PREFIXES = (" ", "-", "+", "\\")
 

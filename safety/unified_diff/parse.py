@@ -93,7 +93,16 @@ def _strict_file_diff(patched: PatchedFile, strip: int) -> FileDiff:
 
 
 def _refuse_special(patched: PatchedFile) -> None:
-    """Binary patches, symlinks and submodules are refused by both tiers."""
+    """Binary patches, symlinks, submodules and copies are refused by both tiers."""
+    if any(str(line).startswith(("copy from ", "copy to ")) for line in patched.patch_info or ()):
+        # read as a rename (unidiff has no copies) it would delete its source file
+        raise PatchError(
+            f"Copy patches ('copy from'/'copy to') are not supported ({patched.path}).",
+            recovery_suggestion="To add a copy of a file, send a diff that creates the new "
+            "file ('--- /dev/null', '+++ b/NEW_PATH') with its whole text as '+' lines; the "
+            "source file stays as it is.",
+            file=patched.path,
+        )
     if patched.is_binary_file:
         raise PatchError(
             f"Binary patches are not supported ({patched.path}): binary files cannot be "

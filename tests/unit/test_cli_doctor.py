@@ -111,6 +111,17 @@ def test_a_missing_embedded_model_file_fails_and_names_it() -> None:
     assert "/nonexistent/model.gguf" in check.detail
 
 
+def test_an_ignored_security_key_is_a_warning_that_says_how_to_trust(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    (tmp_path / ".env").write_text("SANDBOX_BACKEND=local\n")
+    checks = {c.name: c for c in collect(tmp_path)}
+    assert checks["settings"].status is Status.WARN
+    assert "SANDBOX_BACKEND" in checks["settings"].detail
+    assert f"lsp-agent trust {tmp_path}" in checks["settings"].detail
+
+
 def test_doctor_lists_mcp_servers_their_tools_and_whether_they_start(tmp_path) -> None:
     import dataclasses
     import json

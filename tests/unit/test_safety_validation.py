@@ -174,7 +174,7 @@ def test_custom_sensitive_rules(tree: Path) -> None:
         ("prod.env", True),
         ("environment.py", False),
         ("src/env.py", False),
-        ("id_ed25519.pub", True),
+        ("id_ed25519.pub", False),  # a public key is fine to read
         ("~/.ssh/config", True),
         ("/home/u/.aws/config", True),
         ("/proc/12/environ", True),

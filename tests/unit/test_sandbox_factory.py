@@ -118,10 +118,20 @@ def test_auto_prefers_docker(tmp_repo):
         assert isinstance(box, DockerSandbox)
 
 
-def test_config_defaults_to_the_user_environment(tmp_repo, monkeypatch):
-    monkeypatch.setenv("SANDBOX_BACKEND", "local")
+def test_settings_default_to_the_users_scope_never_the_repositorys_dotenv(
+    tmp_repo, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("SANDBOX_BACKEND", "none")
+    with open_sandbox(tmp_repo) as box:
+        assert isinstance(box, NullSandbox)
+    monkeypatch.delenv("SANDBOX_BACKEND")
+    (tmp_path / "config" / "lsp-agent").mkdir(parents=True)
+    (tmp_path / "config" / "lsp-agent" / "config.env").write_text("SANDBOX_BACKEND=none\n")
+    (tmp_repo / ".env").write_text("SANDBOX_BACKEND=local\n")
     with open_sandbox(str(tmp_repo)) as box:
-        assert isinstance(box, LocalSandbox)
+        assert isinstance(box, NullSandbox)
+        assert not isinstance(box, LocalSandbox)
 
 
 def test_repository_dotenv_cannot_choose_where_code_runs(tmp_repo, monkeypatch):
@@ -150,6 +160,14 @@ def test_config_from_environment_reads_four_keys_and_keeps_defaults_for_bad_valu
     assert bad == SandboxConfig()
     with pytest.raises(ValueError):
         SandboxConfig(backend="host")
+
+
+def test_config_from_user_scope_reads_the_user_config_file_then_the_environment(tmp_path):
+    (tmp_path / "lsp-agent").mkdir()
+    (tmp_path / "lsp-agent" / "config.env").write_text("SANDBOX_BACKEND=none\nSANDBOX_IMAGE=a:1\n")
+    env = {"XDG_CONFIG_HOME": str(tmp_path), "SANDBOX_IMAGE": "b:2"}
+    assert SandboxConfig.from_user_scope(env) == SandboxConfig("none", "b:2")
+    assert SandboxConfig.from_user_scope({}) == SandboxConfig()
 
 
 def test_every_backend_satisfies_the_protocol(tmp_repo):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -267,3 +268,17 @@ def test_ripgrep_config_env_is_ignored(
     config.write_text("--files-without-match\n")
     monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(config))
     assert search(tmp_repo, "def add").splitlines()[1:] == ["pkg/calc.py:1: def add(a, b):"]
+
+
+def test_files_holding_a_private_key_or_hard_links_are_not_searched(
+    tmp_repo: Path, tmp_path: Path, engine: str
+) -> None:
+    (tmp_repo / "notes.txt").write_text(
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowNEEDLE\n-----END RSA PRIVATE KEY-----\n"
+    )
+    (tmp_path / "elsewhere.txt").write_text("NEEDLE outside\n")
+    os.link(tmp_path / "elsewhere.txt", tmp_repo / "twin.txt")
+    (tmp_repo / "plain.txt").write_text("NEEDLE here\n")
+    out = search(tmp_repo, "NEEDLE")
+    assert "plain.txt" in out
+    assert "notes.txt" not in out and "MIIEow" not in out and "twin.txt" not in out

@@ -51,10 +51,10 @@ def test_sandbox_backend_default_is_auto_and_accepts_the_design_values() -> None
 
 
 def test_dotenv_is_read_and_environment_wins(tmp_path: Path) -> None:
-    (tmp_path / ".env").write_text("MODEL_ID=openai/local\nAGENT_MAX_STEPS=7\nOTHER=x\n")
+    (tmp_path / ".env").write_text("MODEL_TEMPERATURE=0.5\nAGENT_MAX_STEPS=7\nOTHER=x\n")
     settings, errors = load_settings(workspace=tmp_path, environ={"AGENT_MAX_STEPS": "9"})
     assert errors == []
-    assert settings.model_id == "openai/local"
+    assert settings.model_temperature == 0.5
     assert settings.agent_max_steps == 9
 
 

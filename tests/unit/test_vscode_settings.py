@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from lsp_agent.settings import (
+    AGENT_TYPES,
     LOG_LEVELS,
     SANDBOX_BACKENDS,
     Settings,
@@ -34,7 +35,7 @@ BY_KEY = {entry["serverKey"]: entry for entry in ENTRIES}
 FIELDS = {f.name: f for f in setting_fields()}
 
 # Server settings deliberately not offered as VS Code settings: internal tuning knobs and the
-# sandbox image. Users set them in `.env` or the environment; the server still reads them there.
+# sandbox image. Users set them in their environment or user config (`.env` for the harmless ones).
 NOT_IN_VSCODE = {
     "suppress_warnings",
     "validation_max_chars",
@@ -50,6 +51,7 @@ NOT_IN_VSCODE = {
 CHOICES: dict[str, tuple[str, ...]] = {
     "sandbox_backend": SANDBOX_BACKENDS,
     "log_level": LOG_LEVELS,
+    "agent_type": AGENT_TYPES,
 }
 
 # Python annotation (a string: the module uses `from __future__ import annotations`) -> JSON type.
@@ -116,6 +118,18 @@ def test_choices_match(entry: dict[str, Any]) -> None:
         assert entry.get("enum") == list(CHOICES[name])
     else:
         assert "enum" not in entry
+
+
+def test_security_keys_are_user_scope_settings_with_application_scope() -> None:
+    """A repository's `.vscode/settings.json` cannot set a security key: those settings are
+    `application` scoped and the extension sends only their user (global) value."""
+    security = Settings.security_keys()
+    for entry in ENTRIES:
+        assert entry["userScope"] is (entry["serverKey"] in security), entry["serverKey"]
+    properties = PACKAGE["contributes"]["configuration"]["properties"]
+    for entry in ENTRIES:
+        scope = properties[entry["setting"]]["scope"]
+        assert (scope == "application") is entry["userScope"], entry["setting"]
 
 
 def test_choice_fields_are_the_known_ones() -> None:

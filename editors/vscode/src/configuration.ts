@@ -2,7 +2,9 @@
  * What the server gets from VS Code's settings.
  *
  * Only settings the user has set (user, workspace or folder level) are sent; the others go as
- * `null`, which the server skips. So a setting left at its default never hides a value from the
+ * `null`, which the server skips. Security settings (`userScope`) are sent from the user's own
+ * (global) settings only, never from a workspace or folder: the repository cannot choose where
+ * code runs or where data goes. So a setting left at its default never hides a value from the
  * workspace's `.env` or the environment, and clearing a setting in VS Code gives the server's own
  * value back (`didChangeConfiguration` merges keys, a `null` removes the editor's override).
  */
@@ -57,6 +59,11 @@ function normalise(setting: ServerSetting, value: unknown): SettingValue | null 
 export function serverPayload(config: ConfigReader): ServerPayload {
   const payload: ServerPayload = {};
   for (const setting of SERVER_SETTINGS) {
+    if (setting.userScope) {
+      const globalValue = config.inspect<unknown>(setting.key)?.globalValue;
+      payload[setting.serverKey] = globalValue === undefined ? null : normalise(setting, globalValue);
+      continue;
+    }
     payload[setting.serverKey] = isUserSet(config, setting.key)
       ? normalise(setting, config.get(setting.key))
       : null;

@@ -9,6 +9,11 @@
  * Server settings are sent by their env-style key (`MODEL_ID`), which the server accepts
  * next to camelCase. Client settings (how to start the server) never reach the server.
  *
+ * Security settings (`userScope: true`: where code runs, where data goes, what is allowed) are
+ * declared with `"scope": "application"`, so only the user's own settings can hold them, and
+ * only their user (global) value is ever sent: a repository's `.vscode/settings.json` cannot
+ * set them. `tests/unit/test_vscode_settings.py` checks they are the server's security keys.
+ *
  * No `vscode` import here: this module is loaded by Node scripts and unit tests.
  */
 
@@ -37,6 +42,8 @@ interface SettingBase {
 export interface ServerSetting extends SettingBase {
   /** The server's env-style key (`Settings.env_key(field)`), e.g. `MODEL_ID`. */
   readonly serverKey: string;
+  /** A security key: application scope, only the user's (global) value is sent. */
+  readonly userScope?: boolean;
 }
 
 /** A setting only the extension reads (how to start the server, tracing). */
@@ -50,6 +57,7 @@ const URL = '^https?://\\S+$';
 export const SERVER_SETTINGS: readonly ServerSetting[] = [
   {
     key: 'model.id',
+    userScope: true,
     serverKey: 'MODEL_ID',
     type: 'string',
     default: 'ollama_chat/qwen2.5-coder:14b',
@@ -60,6 +68,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
   },
   {
     key: 'model.apiBase',
+    userScope: true,
     serverKey: 'MODEL_API_BASE',
     type: 'string',
     default: '',
@@ -98,6 +107,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
   },
   {
     key: 'model.fallbacks',
+    userScope: true,
     serverKey: 'MODEL_FALLBACKS',
     type: 'array',
     default: [],
@@ -123,14 +133,59 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
   },
   {
     key: 'agent.policyFile',
+    userScope: true,
     serverKey: 'POLICY_FILE',
     type: 'string',
     default: '',
     markdownDescription:
-      'Extra command-policy rules (a TOML file). They can only make the built-in policy stricter.',
+      "Your own command-policy rules (a TOML file) over the built-in ones; they may loosen them. A repository's `.lsp-agent/policy.toml` can only make the policy stricter.",
+  },
+  {
+    key: 'agent.type',
+    serverKey: 'AGENT_TYPE',
+    userScope: true,
+    type: 'string',
+    default: 'tool_calling',
+    enum: ['tool_calling', 'code'],
+    enumDescriptions: ['The model calls tools with JSON.', 'The model writes Python actions.'],
+    markdownDescription: 'How the agent acts.',
+  },
+  {
+    key: 'agent.planningInterval',
+    serverKey: 'AGENT_PLANNING_INTERVAL',
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    maximum: 100,
+    markdownDescription: 'Plan again every N steps; 0 = no planning steps.',
+  },
+  {
+    key: 'agent.subagents',
+    serverKey: 'AGENT_SUBAGENTS',
+    userScope: true,
+    type: 'array',
+    default: [],
+    markdownDescription: 'Helper agents the main agent may call (`explorer`).',
+  },
+  {
+    key: 'agent.memory',
+    serverKey: 'AGENT_MEMORY',
+    userScope: true,
+    type: 'boolean',
+    default: false,
+    markdownDescription: 'Remember facts about the repository between jobs.',
+  },
+  {
+    key: 'mcpConfig',
+    serverKey: 'MCP_CONFIG',
+    userScope: true,
+    type: 'string',
+    default: '',
+    markdownDescription: 'Path to a `{"mcpServers": {...}}` JSON file of MCP tool servers.',
   },
   {
     key: 'sandbox.backend',
+    userScope: true,
     serverKey: 'SANDBOX_BACKEND',
     type: 'string',
     default: 'auto',
@@ -145,6 +200,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
   },
   {
     key: 'sandbox.timeoutSeconds',
+    userScope: true,
     serverKey: 'SANDBOX_TIMEOUT_S',
     type: 'integer',
     default: 30,
@@ -154,6 +210,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
   },
   {
     key: 'sandbox.checkCommand',
+    userScope: true,
     serverKey: 'CHECK_COMMAND',
     type: 'string',
     default: '',
@@ -162,6 +219,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
   },
   {
     key: 'phoenix.enabled',
+    userScope: true,
     serverKey: 'PHOENIX_ENABLED',
     type: 'boolean',
     default: true,
@@ -169,6 +227,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
   },
   {
     key: 'phoenix.endpoint',
+    userScope: true,
     serverKey: 'PHOENIX_ENDPOINT',
     type: 'string',
     default: 'http://localhost:6006/v1/traces',
@@ -179,6 +238,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
   },
   {
     key: 'phoenix.project',
+    userScope: true,
     serverKey: 'PHOENIX_PROJECT',
     type: 'string',
     default: 'lsp-agent',
@@ -253,7 +313,7 @@ export function contributedProperty(
   if (setting.patternErrorMessage !== undefined) {
     property.patternErrorMessage = setting.patternErrorMessage;
   }
-  property.scope = setting.scope ?? 'window';
+  property.scope = 'userScope' in setting && setting.userScope ? 'application' : (setting.scope ?? 'window');
   return property;
 }
 
@@ -275,6 +335,7 @@ export function settingsMapDocument(): Record<string, unknown> {
     serverSettings: SERVER_SETTINGS.map((s) => ({
       setting: fullKey(s),
       serverKey: s.serverKey,
+      userScope: s.userScope === true,
       type: s.type,
       default: s.default,
       ...(s.enum ? { enum: [...s.enum] } : {}),

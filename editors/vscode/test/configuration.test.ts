@@ -7,7 +7,7 @@ import {
   initializationOptions,
   serverPayload,
 } from '../src/configuration';
-import { SERVER_SETTINGS } from '../src/settingsMap';
+import { contributedProperty, SERVER_SETTINGS } from '../src/settingsMap';
 
 /** A `lspAgent` configuration: `user` values set at user level, `workspace` at workspace level. */
 function reader(user: Record<string, unknown> = {}, workspace: Record<string, unknown> = {}): ConfigReader {
@@ -41,18 +41,44 @@ describe('configuration sent to the server', () => {
     assert.deepEqual(initializationOptions(reader()), {});
   });
 
-  it('sends the values the user set, by env-style key, workspace over user', () => {
+  it('sends the values the user set, by env-style key, workspace over user for ordinary keys', () => {
     const config = reader(
       { 'model.id': 'openai/qwen', 'model.temperature': 0, 'phoenix.enabled': false, 'agent.maxSteps': 10 },
-      { 'model.id': ' ollama_chat/llama3 ', 'model.fallbacks': ['openai/a@http://h:1/v1', ' ', 'b '] },
+      { 'model.temperature': 0.3, 'agent.maxSteps': 12 },
     );
     assert.deepEqual(initializationOptions(config), {
-      MODEL_ID: 'ollama_chat/llama3',
-      MODEL_TEMPERATURE: 0,
+      MODEL_ID: 'openai/qwen',
+      MODEL_TEMPERATURE: 0.3,
       PHOENIX_ENABLED: false,
-      AGENT_MAX_STEPS: 10,
+      AGENT_MAX_STEPS: 12,
+    });
+  });
+
+  it('sends security settings from the user settings only, never from the workspace', () => {
+    const config = reader(
+      { 'model.id': ' openai/mine ', 'model.fallbacks': ['openai/a@http://h:1/v1', ' ', 'b '] },
+      {
+        'model.id': 'openai/stolen',
+        'model.apiBase': 'http://elsewhere.invalid/v1',
+        'sandbox.backend': 'local',
+        'sandbox.checkCommand': 'sh -c "touch /tmp/pwned"',
+        'phoenix.endpoint': 'http://elsewhere.invalid/v1/traces',
+        'agent.policyFile': '/tmp/loose.toml',
+        'mcpConfig': '/tmp/mcp.json',
+        'model.fallbacks': ['evil@http://elsewhere.invalid/v1'],
+      },
+    );
+    assert.deepEqual(initializationOptions(config), {
+      MODEL_ID: 'openai/mine',
       MODEL_FALLBACKS: ['openai/a@http://h:1/v1', 'b'],
     });
+  });
+
+  it('declares every security setting with application scope', () => {
+    for (const setting of SERVER_SETTINGS.filter((s) => s.userScope)) {
+      assert.equal(contributedProperty(setting, 0).scope, 'application', setting.key);
+    }
+    assert.ok(SERVER_SETTINGS.filter((s) => s.userScope).length >= 10);
   });
 
   it('sends a value set explicitly to the default too', () => {

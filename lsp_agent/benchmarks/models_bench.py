@@ -1,6 +1,6 @@
 """`lsp-agent bench models --model ID [--model ID2 …] [--levels L0,L3] [--chart PNG]`.
 
-The small-model compliance suite (`lsp_agent.benchmarks.compliance`): nine levels of
+The small-model compliance suite (`lsp_agent.benchmarks.compliance`): eleven levels of
 coding tasks on a shipped fixture repository, each checked on its outcome. `--model
 scripted` (the default) plays the levels' reference solutions — deterministic, seconds,
 what CI runs; any other id is built like `MODEL_ID` (`embedded`, `ollama_chat/…`,

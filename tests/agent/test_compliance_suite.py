@@ -73,11 +73,11 @@ def test_scripted_reference_passes_every_level_in_its_own_steps() -> None:
         assert figures["steps_mean"] == len(level.reference) <= level.max_steps
         assert figures["prompt_tokens_mean"] > 0 and figures["completion_tokens_mean"] > 0
     assert results["total"] | {"seconds": 0} == results["total"] | {
-        "runs": 9,
-        "passed": 9,
+        "runs": 11,
+        "passed": 11,
         "pass_rate": 1.0,
-        "levels_passed": 9,
-        "levels": 9,
+        "levels_passed": 11,
+        "levels": 11,
         "steps": sum(len(level.reference) for level in LEVELS),
         "seconds": 0,
     }
@@ -176,8 +176,8 @@ def test_a_right_fix_that_also_touches_another_file_fails() -> None:
 def test_select_levels() -> None:
     assert [level.key for level in select_levels(("3", "l0", " L8"))] == ["L0", "L3", "L8"]
     assert select_levels(()) == LEVELS
-    with pytest.raises(ValueError, match="unknown level 'L9'"):
-        select_levels(("L9",))
+    with pytest.raises(ValueError, match="unknown level 'L11'"):
+        select_levels(("L11",))
 
 
 def test_suite_settings_keep_the_sandbox_and_turn_off_unrequested_phoenix() -> None:
@@ -215,8 +215,8 @@ def test_cli_rejects_unknown_levels_and_unreachable_models(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["bench", "models", "--levels", "L9"]) == 2
-    assert "unknown level 'L9'" in capsys.readouterr().err
+    assert main(["bench", "models", "--levels", "L11"]) == 2
+    assert "unknown level 'L11'" in capsys.readouterr().err
     monkeypatch.setenv("MODEL_API_BASE", "http://127.0.0.1:9/v1")
     assert main(["bench", "models", "--model", "openai/x", "--levels", "L0"]) == 1
     assert "model openai/x:" in capsys.readouterr().err

@@ -80,4 +80,4 @@ def test_a_bad_config_is_reported_and_the_job_goes_on(tmp_repo: Path, tmp_path: 
     with ScriptedOpenAIServer([{"final_answer": "fine"}]) as server:
         out = run(tmp_repo, server, tmp_path / "mcp.json", "--yes")
     assert out.returncode == 0 and "fine" in out.stdout
-    assert "mcpServers" in out.stderr and "no MCP tools in this job" in out.stderr
+    assert "mcpServers" in out.stderr and "no MCP tools from it in this job" in out.stderr

@@ -38,6 +38,7 @@ def run_scripted_job(
     capabilities: Any = None,
 ) -> JobResult:
     from sandbox import open_sandbox
+    from tools.approval_gate import HostCommandApproval
     from tools.base import ToolContext, ToolLimits
     from tools.registry import build_tools
 
@@ -49,7 +50,11 @@ def run_scripted_job(
         limits=ToolLimits.from_settings(settings),
         approvals=approvals,
         writer=writer,
-        sandbox_factory=lambda: open_sandbox(workspace.root, settings.sandbox_config()),
+        sandbox_factory=lambda: open_sandbox(
+            workspace.root,
+            settings.sandbox_config(),
+            host_approval=HostCommandApproval(approvals),  # as the real runtime does
+        ),
     )
     tools = {tool.name: tool for tool in build_tools(context)}
     trace: list[dict[str, Any]] = [{"task": task}]

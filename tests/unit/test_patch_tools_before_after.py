@@ -25,7 +25,8 @@ class Approve:
 
 
 def propose(repo: Path, path: str, old: str, new: str) -> dict[str, object]:
-    with LocalSandbox(repo, SandboxConfig(backend="local", timeout_s=120)) as box:
+    config = SandboxConfig(backend="local", timeout_s=120)
+    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
         context = ToolContext(
             workspace=DiskWorkspace(repo), approvals=Approve(), sandbox_factory=lambda: box
         )

@@ -106,8 +106,9 @@ def tool_answer_check(tool: str, *patterns: str) -> Check:
     answered = answer_check(*patterns)
 
     def check(outcome: Outcome) -> Verdict:
-        if tool not in outcome.result.tools_used:
+        verdict = answered(outcome)
+        if verdict.passed and tool not in outcome.result.tools_used:
             return Verdict(False, f"{tool} was never called")
-        return answered(outcome)
+        return verdict
 
     return check

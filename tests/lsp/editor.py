@@ -14,6 +14,7 @@ import itertools
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -33,6 +34,9 @@ SERVER_ENV = {
     "SANDBOX_BACKEND": "none",
     "LOG_LEVEL": "INFO",
     "MODEL_ID": "scripted:/nonexistent.json",
+    # The servers' user data (workspace memory, trusted files) stays out of the real home.
+    "XDG_DATA_HOME": os.environ.get("LSP_AGENT_TEST_DATA_HOME")
+    or tempfile.mkdtemp(prefix="lsp-agent-test-data-"),
 }
 _BREAK = re.compile(r"\r\n|\r|\n")
 

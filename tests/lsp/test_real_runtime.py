@@ -206,3 +206,33 @@ async def test_agents_md_reaches_the_model_and_status_says_how_much(
     await job_end(real_editor, started["jobId"])
     first = json.dumps(model.chat_requests[0]["messages"])
     assert "Keep functions pure." in first and "AGENTS.md" in first
+
+
+async def test_workspace_memory_through_the_server(
+    real_editor: EditorClient, workspace: Path, model: ScriptedOpenAIServer
+) -> None:
+    """AGENT_MEMORY from the editor's (user) settings: `remember` is offered, and a note kept
+    in one job reaches the next job's first request; nothing is written into the workspace."""
+    data = Path(SERVER_ENV["XDG_DATA_HOME"])
+    real_editor.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"AGENT_MEMORY": "true"})
+    )
+    model.set_turns(
+        [
+            {"tool": "remember", "arguments": {"note": "Tests here run with make check-all."}},
+            {"final_answer": "noted"},
+            *TURNS,
+        ]
+    )
+    first = await real_editor.run(task="remember how tests run")
+    await job_end(real_editor, first["jobId"])
+    assert "remember" in {t["function"]["name"] for t in model.chat_requests[0]["tools"]}
+    asked = len(model.chat_requests)
+    second = await real_editor.run(task="fix add", uri=real_editor.uri("app.py"))
+    await job_end(real_editor, second["jobId"])
+    text = json.dumps(model.chat_requests[asked]["messages"])
+    assert "Notes from earlier tasks" in text and "make check-all" in text
+    assert not [p for p in workspace.rglob("*") if p.suffix == ".json"]
+    from lsp_agent.agent.memory import WorkspaceMemory
+
+    assert WorkspaceMemory(workspace, data / "lsp-agent" / "memory").clear() == 1

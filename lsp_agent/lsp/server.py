@@ -8,6 +8,7 @@ into `lsp_agent.lsp.buffers`. Malformed requests are answered by `lsp_agent.lsp.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -39,6 +40,7 @@ log = logging.getLogger(__name__)
 
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
 ERROR_MESSAGE_INTERVAL_S = 60.0
+WARM_UP_SWITCH_INTERVAL_S = 0.0005
 
 
 class LspAgentServer(LanguageServer):
@@ -203,7 +205,12 @@ def on_initialized(ls: LspAgentServer, params: types.InitializedParams) -> None:
 
 
 def _warm_up(ls: LspAgentServer, settings: Settings) -> None:
-    """Imports, tracing and the model client, done before the first job needs them."""
+    """Imports, tracing and the model client, done before the first job needs them.
+
+    Meanwhile the interpreter switches threads every 0.5 ms instead of 5 ms, so the event
+    loop waits less for the GIL the imports hold: code actions stay quick during warm-up."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(WARM_UP_SWITCH_INTERVAL_S)
     try:
         from lsp_agent.agent.warmup import warm_up
 
@@ -212,6 +219,8 @@ def _warm_up(ls: LspAgentServer, settings: Settings) -> None:
         ls.warm_up_state = "failed"
         log.warning("warm-up failed (the first job will try again): %s", exc)
         return
+    finally:
+        sys.setswitchinterval(interval)
     ls.warm_up_state = f"done in {seconds:.1f} s"
     log.info("warm-up %s", ls.warm_up_state)
 

@@ -4,14 +4,12 @@ server is trusted, answered through the wrapper, and the server stopped with the
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from lsp_agent.testing import ScriptedOpenAIServer
+from tests.agent.scripted_run import run_against
 from tests.mcp_servers.config import process_gone, write_config
 
 SCRIPT = [
@@ -22,21 +20,7 @@ SCRIPT = [
 
 
 def run(repo: Path, server: ScriptedOpenAIServer, config: Path, *args: str) -> Any:
-    return subprocess.run(
-        [sys.executable, "-m", "lsp_agent", "run", "add 2 and 40", "--repo", str(repo), *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        stdin=subprocess.DEVNULL,
-        env={
-            **os.environ,
-            "MODEL_ID": "openai/scripted",
-            "MODEL_API_BASE": server.openai_base,
-            "SANDBOX_BACKEND": "none",
-            "PHOENIX_ENABLED": "false",
-            "MCP_CONFIG": str(config),
-        },
-    )
+    return run_against(server, repo, "add 2 and 40", *args, MCP_CONFIG=str(config))
 
 
 def tool_messages(server: ScriptedOpenAIServer) -> list[str]:

@@ -11,28 +11,22 @@ from pathlib import Path
 from typing import Any
 
 from lsp_agent.testing import ScriptedOpenAIServer
+from tests.agent.scripted_run import run_against
 
 SECRET = "ghp_" + "a1B2c3D4e5" * 4
 RULE = "Always run the tests with `make check-all`."
 
 
 def run(repo: Path, server: ScriptedOpenAIServer, home: Path, **env: str) -> Any:
-    return subprocess.run(
-        [sys.executable, "-m", "lsp_agent", "run", "do the task", "--repo", str(repo), "--yes"],
-        capture_output=True,
-        text=True,
+    return run_against(
+        server,
+        repo,
+        "do the task",
+        "--yes",
         timeout=120,
-        stdin=subprocess.DEVNULL,
-        env={
-            **os.environ,
-            "MODEL_ID": "openai/scripted",
-            "MODEL_API_BASE": server.openai_base,
-            "SANDBOX_BACKEND": "none",
-            "PHOENIX_ENABLED": "false",
-            "XDG_DATA_HOME": str(home / "data"),
-            "XDG_CONFIG_HOME": str(home / "config"),
-            **env,
-        },
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_CONFIG_HOME=str(home / "config"),
+        **env,
     )
 
 

@@ -71,8 +71,11 @@ def test_a_fixing_model_goes_through_the_server_and_the_approval(tmp_path: Path)
     assert "tests pass before the agent: False" in text
     assert "Language server started over stdio" in text
     assert "Agent: ask…" in text
-    assert "question: lsp-agent (a1): Run `python -m pytest -q` UNSANDBOXED" in text  # local
-    assert "question: lsp-agent (a2): Apply p1 to calc.py? -> Apply" in text
+    # local: the check runs on the host, before and after the patch, each asked first
+    for ask in ("a1", "a2"):
+        assert f"question: lsp-agent ({ask}): Run `python -m pytest -q" in text
+    assert text.count("UNSANDBOXED on your machine? -> Run") == 2
+    assert "question: lsp-agent (a3): Apply p1 to calc.py? -> Apply" in text
     assert "ended: answered after 3 steps" in text
     assert "tools: propose_patch, apply_patch, final_answer" in text
     assert "check: passed" in text and "[local]" in text

@@ -206,7 +206,8 @@ def test_an_lsp_job_against_llama_cpp_python(
     assert ended, (editor.shown(), stderr[-3000:])
     assert "failed" not in ended[0], ended[0]
     assert_no_model_errors(stderr, mode == "constrained")
-    steps = [m for m in editor.progress_messages() if re.match(r"step [12]/2 · ", m)]
+    # "step n/2 · TOOL · message" (the step-limit line has no tool)
+    steps = [m for m in editor.progress_messages() if re.match(r"step [12]/2 · [^·]+ · ", m)]
     called = {m.split(" · ")[1] for m in steps}
     assert called and called <= TOOLS, editor.progress_messages()
     assert code == 0

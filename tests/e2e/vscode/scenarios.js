@@ -326,8 +326,22 @@ const scenarios = {
     await press(page, 'End');
     await press(page, 'Shift+Home');
     await waitFor(page, 'the selection', () => (window.getSelection()?.toString() ?? '') !== '' || document.querySelector('.editor-instance .selected-text') !== null, 5000);
-    const bulb = await page.waitForSelector('.lightBulbWidget .codicon, .lightBulbWidget', { visible: true, timeout: 30000 });
-    await bulb.click();
+    // The lightbulb can be in the DOM while it still moves into place (puppeteer then says
+    // "not clickable"): click it as a person would, retrying, then as the DOM's own click.
+    let clicked = false;
+    for (let attempt = 0; attempt < 10 && !clicked; attempt += 1) {
+      const bulb = await page.waitForSelector('.lightBulbWidget .codicon, .lightBulbWidget', { visible: true, timeout: 30000 });
+      try {
+        await bulb.click();
+        clicked = true;
+      } catch (error) {
+        log(`lightbulb not clickable yet (${error.message}); retrying`);
+        await sleep(300);
+      }
+    }
+    if (!clicked) {
+      await page.evaluate(() => document.querySelector('.lightBulbWidget .codicon, .lightBulbWidget').click());
+    }
     const actions = await waitFor(
       page,
       'the code action menu',

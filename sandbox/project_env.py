@@ -65,7 +65,7 @@ for name in sorted(os.listdir(wheels)):
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             with wheel.open(info) as src, open(dest, "wb") as out:
                 shutil.copyfileobj(src, out)
-    print("unpacked", name, flush=True)
+    print("unpacked", name, flush=True)  # stdout-ok: the prepare container's own output
 """
 
 

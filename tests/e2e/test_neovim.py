@@ -21,28 +21,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import require_component
+from tests.e2e.editor_scripts import CANCEL_SCRIPT, ORIGINAL, PATCH_SCRIPT, PATCHED
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "editors" / "neovim"
 SCENARIO = Path(__file__).resolve().parent / "nvim" / "scenario.lua"
 JOB_TIMEOUT_S = 90
-ORIGINAL = "def add(a, b):\n    return a + b\n"
-PATCHED = "def add(a, b):\n    return a + b  # checked by lsp-agent\n"
-
-PATCH_SCRIPT: list[dict[str, Any]] = [
-    {
-        "tool": "propose_patch",
-        "arguments": {
-            "path": "pkg/calc.py",
-            "old": "    return a + b\n",
-            "new": "    return a + b  # checked by lsp-agent\n",
-        },
-    },
-    {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-    {"final_answer": "done"},
-]
-# The first model reply comes late, so the job is still running when it is cancelled.
-CANCEL_SCRIPT: list[dict[str, Any]] = [{**PATCH_SCRIPT[0], "delay_s": 4}, *PATCH_SCRIPT[1:]]
 
 
 def _pyinstaller_nvim() -> Path | None:

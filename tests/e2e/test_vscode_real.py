@@ -32,29 +32,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import free_port, require_component
+from tests.e2e.editor_scripts import CANCEL_SCRIPT, ORIGINAL, PATCH_SCRIPT, PATCHED
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION = ROOT / "editors" / "vscode"
 DRIVER_DIR = Path(__file__).resolve().parent / "vscode"
 CS_VERSION = "4.100.3"
-ORIGINAL = "def add(a, b):\n    return a + b\n"
-PATCHED = "def add(a, b):\n    return a + b  # checked by lsp-agent\n"
 DRIVER_TIMEOUT_S = 420
-
-PATCH_SCRIPT: list[dict[str, Any]] = [
-    {
-        "tool": "propose_patch",
-        "arguments": {
-            "path": "pkg/calc.py",
-            "old": "    return a + b\n",
-            "new": "    return a + b  # checked by lsp-agent\n",
-        },
-    },
-    {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-    {"final_answer": "done"},
-]
-# The first reply comes late: the job is still running when it is cancelled.
-CANCEL_SCRIPT: list[dict[str, Any]] = [{**PATCH_SCRIPT[0], "delay_s": 4}, *PATCH_SCRIPT[1:]]
 SECOND_MODEL_SCRIPT: list[dict[str, Any]] = [{"final_answer": "answered by the second model"}]
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.lsp.framing import HEADER, frame
+from tests.lsp.framing import frame, read_frames
 
 TOOLS = {
     "repo_info",
@@ -121,17 +121,8 @@ class StdioEditor:
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
-        buffer = b""
-        while chunk := self.proc.stdout.read1(65536):
-            buffer += chunk
-            while (match := HEADER.match(buffer)) and len(buffer) >= match.end() + int(
-                match.group(1)
-            ):
-                end = match.end() + int(match.group(1))
-                message = json.loads(buffer[match.end() : end])
-                buffer = buffer[end:]
-                self._handle(message)
-        assert buffer == b"", f"stray bytes on stdout: {buffer[:80]!r}"
+        for message in read_frames(self.proc.stdout):
+            self._handle(message)
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None

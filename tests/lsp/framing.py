@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, Any
 
 HEADER = re.compile(rb"Content-Length: (\d+)\r\n(?:Content-Type: [^\r\n]*\r\n)?\r\n")
 
@@ -32,6 +33,19 @@ def parse_frames(data: bytes) -> list[dict[str, Any]]:
         messages.append(message)
         pos = end
     return messages
+
+
+def read_frames(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
+    """Messages from a live server's stdout as they arrive; stray bytes at the end raise."""
+    buffer = b""
+    while chunk := stream.read1(65536):  # type: ignore[attr-defined]
+        buffer += chunk
+        while (match := HEADER.match(buffer)) and len(buffer) >= match.end() + int(match.group(1)):
+            end = match.end() + int(match.group(1))
+            message = json.loads(buffer[match.end() : end])
+            buffer = buffer[end:]
+            yield message
+    assert buffer == b"", f"stray bytes on stdout: {buffer[:80]!r}"
 
 
 def session(

@@ -23,7 +23,7 @@ import pytest
 from lsp_agent.testing import ScriptedOpenAIServer
 from tests.attack_helpers import conftest_writing, recording_endpoint
 from tests.lsp.editor import REAL_SERVER
-from tests.lsp.framing import HEADER, frame
+from tests.lsp.framing import frame, read_frames
 
 APP = "def add(a, b):\n    return a - b\n"
 PROPOSE = [
@@ -65,19 +65,11 @@ class RawEditor:
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
-        buffer = b""
-        while chunk := self.proc.stdout.read1(65536):
-            buffer += chunk
-            while (match := HEADER.match(buffer)) and len(buffer) >= match.end() + int(
-                match.group(1)
-            ):
-                end = match.end() + int(match.group(1))
-                message = json.loads(buffer[match.end() : end])
-                buffer = buffer[end:]
-                with self._lock:
-                    self.messages.append(message)
-                if "id" in message and "method" in message:
-                    self.send({"id": message["id"], "result": None})
+        for message in read_frames(self.proc.stdout):
+            with self._lock:
+                self.messages.append(message)
+            if "id" in message and "method" in message:
+                self.send({"id": message["id"], "result": None})
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None

@@ -11,21 +11,23 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from smolagents import ToolCallingAgent
-from smolagents.memory import ActionStep
+from smolagents.memory import ActionStep, MemoryStep, PlanningStep
 from smolagents.models import ChatMessage, MessageRole, Model
 from smolagents.monitoring import LogLevel
 
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.planning import PlanMonitor, planning_templates
 from lsp_agent.agent.prompts import small_model_templates, step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import action_messages, memory_messages
 from lsp_agent.models.tool_schemas import compact_tool_schemas
-from tools.base import ToolContext
+from tools.base import AgentTool, ToolContext
+from tools.instrumented import InstrumentedTool
 from tools.patch_store import next_step
 from tools.registry import build_tools
 
@@ -80,7 +82,7 @@ class LspAgent(ToolCallingAgent):  # type: ignore[misc]
         super().__init__(**kwargs)
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
-        messages = memory_messages(self.memory)
+        messages = memory_messages(self.memory, summary_mode)
         patches = self.tool_context.patches
         latest = patches.latest()
         hint = next_step(latest.id, latest.status) if latest else ""
@@ -186,21 +188,40 @@ def build_agent(
     num_ctx: int,
     on_progress: Callable[[ProgressEvent], None],
     cancel: threading.Event,
+    planning_interval: int = 0,
+    tools: list[Any] | None = None,
+    extra_tools: Sequence[AgentTool] = (),
+    system_prompt: str | None = None,
 ) -> tuple[LspAgent, StepMonitor]:
-    """The agent for one job, and the monitor that watches its steps."""
+    """The agent for one job, and the monitor that watches its steps.
+
+    `planning_interval` N > 0 plans first and every N steps (`agent.planning`); `tools`
+    replaces the job's tools (wrapped already: the explorer's read-only set), `extra_tools`
+    are added to them, wrapped here (the explorer itself); `system_prompt` replaces ours."""
     # The agent's own max_steps ends the run; the state's limit only backs it up.
     context.state.max_steps = max(context.state.max_steps, max_steps + 1)
-    tools = build_tools(context)
+    tools = list(tools) if tools is not None else build_tools(context)
+    tools += [InstrumentedTool(tool, context) for tool in extra_tools]
     budget = ContextBudget.for_context(num_ctx, fixed_tokens=schema_tokens(tools))
     monitor = StepMonitor(context, budget, on_progress, cancel, max_steps)
+    callbacks: dict[type[MemoryStep], Any] = {ActionStep: monitor}
+    templates = small_model_templates()
+    if system_prompt is not None:
+        templates["system_prompt"] = system_prompt
+    if planning_interval > 0:
+        templates["planning"] = planning_templates()
+        callbacks[PlanningStep] = PlanMonitor(
+            on_progress, cancel, max_steps, budget, lambda agent: agent.write_memory_to_messages()
+        )
     agent = LspAgent(
         tool_context=context,
         tools=tools,
         model=model,
-        prompt_templates=small_model_templates(),
+        prompt_templates=templates,
         max_steps=max_steps,
         verbosity_level=LogLevel.OFF,
-        step_callbacks={ActionStep: monitor},
+        step_callbacks=callbacks,
         final_answer_checks=[answer_is_real],
+        planning_interval=planning_interval or None,
     )
     return agent, monitor

@@ -27,7 +27,9 @@ class ProgressEvent:
     max_steps: int
     tool: str | None
     message: str
-    kind: Literal["step", "tool", "approval", "info"] = "step"
+    kind: Literal["step", "tool", "approval", "info", "plan", "subagent"] = "step"
+    """`plan`: the message is the agent's current plan (AGENT_PLANNING_INTERVAL); `subagent`:
+    a step or tool call of a helper agent (the explorer), labelled in the message."""
     arguments: dict[str, Any] = field(default_factory=dict)
     """For a `tool` event: the call's arguments (a front end may show the path it reads)."""
     ok: bool = True
@@ -46,6 +48,7 @@ class JobResult:
     tools_used: list[str] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    model_calls: int = 0  # every model request of the job (planning and sub-agents included)
     duration_s: float = 0.0
 
     @property

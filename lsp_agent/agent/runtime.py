@@ -198,6 +198,7 @@ def run_agent_job(
         num_ctx=min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30),
         on_progress=on_progress,
         cancel=cancel,
+        planning_interval=settings.agent_planning_interval,
     )
     answer: Any = ""
     error: BaseException | None = None
@@ -234,5 +235,6 @@ def run_agent_job(
         tools_used=monitor.tools_used,
         prompt_tokens=getattr(usage, "input_tokens", 0) if usage else 0,
         completion_tokens=getattr(usage, "output_tokens", 0) if usage else 0,
+        model_calls=robust.generate_calls,
         duration_s=time.monotonic() - started,
     )

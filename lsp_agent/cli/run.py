@@ -45,6 +45,13 @@ def print_progress(console: Console, event: ProgressEvent) -> None:
     if event.kind == "info":
         console.print(f"[yellow]{inert(event.message)}[/yellow]")
         return
+    if event.kind == "plan":
+        console.print(f"[magenta]plan (before step {event.step}):[/magenta]")
+        console.print(inert(event.message))
+        return
+    if event.kind == "subagent":
+        console.print(f"[dim]  {inert(event.message)}[/dim]")
+        return
     tool = f"[cyan]{inert(event.tool)}[/cyan]" if event.tool else "(no tool)"
     console.print(f"step {event.step}/{event.max_steps} {tool} {inert(event.message)}")
 

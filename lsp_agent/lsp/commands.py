@@ -9,7 +9,8 @@ object would hold one field):
   (`patchId` is the approval id `a1` shown in the dialog, the progress and the log, or the
   patch id `p1` it is about; `approvalId` is accepted too);
 - `lspAgent.status` -> `{job, jobs, pendingApprovals, lastJob, projectEnv}` (projectEnv: whether
-  the workspace's declared dependencies are prepared for checks, `lsp-agent sandbox prepare`);
+  the workspace's declared dependencies are prepared for checks, `lsp-agent sandbox prepare`;
+  each job's `plan` is its latest plan when AGENT_PLANNING_INTERVAL is on, else null);
 - `lspAgent.prepare` -> `{status}`: `asking` (the editor shows what will run, with Prepare /
   Cancel; only Prepare downloads anything), `ready`, `running` or `none`.
 

@@ -142,6 +142,9 @@ class JobHost:
         def on_progress(event: ProgressEvent) -> None:
             job.progress(event)
             reporter.report(event)
+            if event.kind == "plan":  # the progress line shows its start; the log all of it
+                text = f"lsp-agent job {job.id} plan (step {event.step}):\n{event.message}"
+                log_message(self.client, types.MessageType.Info, text)
 
         self._announce_traces(settings)
         try:

@@ -45,11 +45,14 @@ class Job:
     max_steps: int = 0
     tool: str | None = None
     message: str = "starting"
+    plan: str = ""  # the agent's latest plan (AGENT_PLANNING_INTERVAL > 0)
     result: JobResult | None = None
     thread: threading.Thread | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
     def progress(self, event: ProgressEvent) -> None:
+        if event.kind == "plan" and event.ok:
+            self.plan = event.message
         if event.step:
             self.step, self.max_steps = event.step, event.max_steps
         self.tool = event.tool or self.tool
@@ -64,6 +67,7 @@ class Job:
             "maxSteps": self.max_steps,
             "tool": self.tool,
             "message": self.message,
+            "plan": self.plan or None,
             "progressToken": self.token,
             "runningForS": round(time.time() - self.started, 1),
         }

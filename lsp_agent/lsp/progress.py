@@ -28,6 +28,8 @@ State = Literal["new", "creating", "active", "logging", "ended"]
 def describe(event: ProgressEvent) -> str:
     """`step 2/25 · read_file · reading app.py`."""
     parts = [f"step {event.step}/{event.max_steps}"]
+    if event.kind == "plan":  # the plan's lines on one line: `plan: 1. read … 2. fix …`
+        return shorten(f"{parts[0]} · plan: {event.message}", MESSAGE_CHARS)
     if event.tool:
         parts.append(event.tool)
     if event.message and event.message != event.tool:

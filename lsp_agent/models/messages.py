@@ -65,15 +65,21 @@ def action_messages(step: ActionStep) -> list[ChatMessage]:
     return messages
 
 
-def memory_messages(memory: AgentMemory) -> list[ChatMessage]:
-    """The conversation so far: system prompt, task, and each step as native calls."""
-    messages: list[ChatMessage] = [_message(MessageRole.SYSTEM, memory.system_prompt.system_prompt)]
+def memory_messages(memory: AgentMemory, summary_mode: bool = False) -> list[ChatMessage]:
+    """The conversation so far: system prompt, task, and each step as native calls.
+
+    Only the latest plan is replayed (an older one is superseded). `summary_mode` (what
+    smolagents asks for when it revises a plan) leaves out the system prompt and plans."""
+    messages: list[ChatMessage] = []
+    if not summary_mode:
+        messages.append(_message(MessageRole.SYSTEM, memory.system_prompt.system_prompt))
+    plans = [step for step in memory.steps if isinstance(step, PlanningStep)]
     for step in memory.steps:
         if isinstance(step, TaskStep):
             messages.append(_message(MessageRole.USER, step.task))
         elif isinstance(step, ActionStep):
             messages.extend(action_messages(step))
-        elif isinstance(step, PlanningStep):
+        elif isinstance(step, PlanningStep) and step is plans[-1] and not summary_mode:
             messages.extend(step.to_messages())
     return messages
 

@@ -49,6 +49,8 @@ from lsp_agent.models.tool_call_parsing import (
 )
 
 __all__ = [
+    "EMPTY_TEXT_REPLY",
+    "FAILED_TEXT_PREFIX",
     "FailureKind",
     "ModelEvent",
     "ModelReplyError",
@@ -62,6 +64,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+# What a call without tools (a closing summary, a plan) returns when the model gave nothing.
+EMPTY_TEXT_REPLY = "(the model gave an empty answer)"
+FAILED_TEXT_PREFIX = "The model could not give a final answer:"
 
 
 @dataclass(frozen=True)
@@ -155,7 +161,7 @@ class RobustModel(Model):  # type: ignore[misc]
             self.output_tokens += usage.output_tokens
         text = content_text(reply.content)
         if tools is None:
-            answer = text if text.strip() else "(the model gave an empty answer)"
+            answer = text if text.strip() else EMPTY_TEXT_REPLY
             return ChatMessage(
                 role=MessageRole.ASSISTANT, content=answer, raw=reply.raw, token_usage=usage
             )
@@ -237,7 +243,7 @@ class RobustModel(Model):  # type: ignore[misc]
         if tools is None:  # a closing summary: this text becomes the run's answer
             return UnusableReply(
                 role=MessageRole.ASSISTANT,
-                content=f"The model could not give a final answer: {reason}.",
+                content=f"{FAILED_TEXT_PREFIX} {reason}.",
                 problem=problem,
                 kind=kind.value,
                 token_usage=usage,

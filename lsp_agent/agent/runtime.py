@@ -162,6 +162,7 @@ def run_agent_job(
     quiet_third_party_imports()
     from smolagents.utils import AgentError
 
+    from lsp_agent.agent.explorer import subagent_tools
     from lsp_agent.agent.factory import build_agent
     from lsp_agent.agent.instructions import task_message
     from lsp_agent.agent.memory import WorkspaceMemory
@@ -191,14 +192,18 @@ def run_agent_job(
         settings, workspace, approvals, writer, on_progress, cancel=cancel, mcp_servers=mcp_servers
     )
     offer_argument_choices(inner, context)
+    num_ctx = min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30)
     agent, monitor = build_agent(
         robust,
         context,
         max_steps=settings.agent_max_steps,
-        num_ctx=min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30),
+        num_ctx=num_ctx,
         on_progress=on_progress,
         cancel=cancel,
         planning_interval=settings.agent_planning_interval,
+        extra_tools=subagent_tools(
+            settings, robust, context, num_ctx=num_ctx, on_progress=on_progress, cancel=cancel
+        ),
     )
     answer: Any = ""
     error: BaseException | None = None

@@ -1,0 +1,239 @@
+"""The explorer sub-agent (`AGENT_SUBAGENTS=explorer`): a read-only helper the agent can ask.
+
+The main agent is offered one more tool, `explorer(task)`. Like every tool it is wrapped in
+`InstrumentedTool` (validated, policy-checked, traced as `tool_wrapped.explorer`, recorded
+for loop detection). Calling it runs a second `LspAgent` on the same model
+(`agent.factory.build_agent`) with:
+
+- read-only tools only (`EXPLORER_TOOLS`: repo_info, list_files, rg_search, read_file,
+  read_file_snippet, git_status, git_diff, git_log), each wrapped too: no patch, apply,
+  command, memory or MCP tool exists for it, and its context has no sandbox;
+- its own step limit (`EXPLORER_MAX_STEPS`, at most the job's), run state (step count,
+  loop detection) and context budget, and a short system prompt of its own;
+- the job's cancel event: its step monitor interrupts it within one step;
+- its progress reported through the job's callback as `subagent` events, labelled
+  `explorer step 2/8 · read_file · …`;
+- its tool spans nested under the `tool_wrapped.explorer` span (it runs in the caller's
+  thread, inside that span's OpenTelemetry context).
+
+Its final answer (at most `ANSWER_MAX_CHARS`) is the tool's observation. Whatever goes
+wrong inside — the step limit, a loop stop, a cancel, a bug — becomes an observation with a
+recovery hint; the main agent carries on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from lsp_agent.agent.job_types import ProgressEvent
+from safety.errors import ErrorType
+from safety.run_state import AgentState
+from tools.base import AgentTool, ToolContext, ToolFailure
+from tools.file_tools import ListFiles, ReadFile, ReadFileSnippet, RepoInfo
+from tools.git_tools import GitDiff, GitLog, GitStatus
+from tools.instrumented import InstrumentedTool
+from tools.search_tool import RgSearch
+
+if TYPE_CHECKING:
+    from lsp_agent.settings import Settings
+    from sandbox.protocol import Sandbox
+
+log = logging.getLogger(__name__)
+
+NAME = "explorer"
+EXPLORER_TOOLS: tuple[type[AgentTool], ...] = (
+    RepoInfo,
+    ListFiles,
+    RgSearch,
+    ReadFile,
+    ReadFileSnippet,
+    GitStatus,
+    GitDiff,
+    GitLog,
+)
+EXPLORER_MAX_STEPS = 8
+ANSWER_MAX_CHARS = 2000
+EXPLORER_PROMPT = (
+    "You are a read-only explorer helping a coding agent. Find what the task asks with "
+    "list_files, rg_search, read_file, read_file_snippet and the git tools; you cannot "
+    "change anything. One tool call per reply. End with final_answer: the facts found, "
+    "with file paths and line numbers, in a few short lines."
+)
+NARROWER = "Ask the explorer a narrower question, or look yourself with rg_search and read_file."
+
+
+class Explorer(AgentTool):
+    """`explorer(task)`: runs the read-only sub-agent; its final answer is the observation."""
+
+    name = NAME
+    description = (
+        "Ask a read-only helper to explore the repository: it lists, searches and reads "
+        "files (it cannot change anything) and reports what it found. Give it one precise "
+        "question."
+    )
+    inputs = {  # noqa: RUF012 (smolagents tools declare `inputs` as a class-level dict)
+        "task": {
+            "type": "string",
+            "description": "What to find out, e.g. where X is defined and what calls it.",
+        }
+    }
+    output_type = "string"
+
+    def __init__(
+        self,
+        context: ToolContext,
+        *,
+        model: Any,
+        num_ctx: int,
+        max_steps: int,
+        on_progress: Callable[[ProgressEvent], None],
+        cancel: threading.Event,
+        parent_max_steps: int,
+    ) -> None:
+        self.model = model
+        self.num_ctx = num_ctx
+        self.max_steps = max_steps
+        self.on_progress = on_progress
+        self.cancel = cancel
+        self.parent_max_steps = parent_max_steps
+        super().__init__(context)
+
+    def forward(self, task: str) -> str:
+        if not task.strip():
+            raise ToolFailure(
+                ErrorType.INVALID_ARGUMENT,
+                "explorer needs a task: the question to answer",
+                'Call explorer(task="where is <name> defined and what calls it?").',
+            )
+        if self.cancel.is_set():
+            raise ToolFailure(ErrorType.INTERNAL_ERROR, "the job was cancelled", "Stop here.")
+        from smolagents.utils import AgentError
+
+        from lsp_agent.agent.factory import build_agent
+
+        sub = self.sub_context()
+        tools = [InstrumentedTool(cls(sub), sub) for cls in EXPLORER_TOOLS]
+        agent, monitor = build_agent(
+            self.model,
+            sub,
+            max_steps=self.max_steps,
+            num_ctx=self.num_ctx,
+            on_progress=self.report,
+            cancel=self.cancel,
+            tools=tools,
+            system_prompt=EXPLORER_PROMPT,
+        )
+        try:
+            answer = agent.run(task, max_steps=self.max_steps)
+        except AgentError as exc:  # interrupted: cancel or a loop stop
+            raise self._failure(sub, exc) from None
+        except Exception as exc:  # a bug: logged, and the main agent goes on without it
+            log.exception("the explorer sub-agent failed")
+            raise ToolFailure(
+                ErrorType.INTERNAL_ERROR,
+                f"the explorer failed ({type(exc).__name__}: {exc})",
+                NARROWER,
+            ) from None
+        finally:
+            sub.close()
+        text = str(answer if answer is not None else "").strip()
+        if len(text) > ANSWER_MAX_CHARS:
+            text = text[: ANSWER_MAX_CHARS - 1] + "…"
+        steps = len(monitor.tools_used)
+        if not monitor.final_answer_given:
+            return (
+                f"The explorer used all its {self.max_steps} steps without an answer. "
+                f"What it found: {text}\n{NARROWER}"
+            )
+        return f"Explorer's answer ({steps} steps):\n{text}"
+
+    def _failure(self, sub: ToolContext, exc: Exception) -> ToolFailure:
+        if self.cancel.is_set():
+            return ToolFailure(ErrorType.INTERNAL_ERROR, "the job was cancelled", "Stop here.")
+        signal = sub.state.stop_signal
+        if signal is not None:
+            return ToolFailure(
+                ErrorType.LOOP_DETECTED,
+                f"the explorer was stopped: {signal.hint}",
+                NARROWER,
+            )
+        return ToolFailure(ErrorType.INTERNAL_ERROR, f"the explorer stopped: {exc}", NARROWER)
+
+    def sub_context(self) -> ToolContext:
+        """The sub-agent's own context: the job's workspace, limits, policy and tracer; its
+        own run state; no sandbox, memory or MCP servers."""
+        parent = self.context
+
+        def no_sandbox() -> Sandbox:
+            raise RuntimeError("the explorer's read-only tools never use the sandbox")
+
+        def tool_started(name: str, arguments: dict[str, Any]) -> None:
+            self.report(
+                ProgressEvent(0, self.max_steps, name, f"running {name}", "tool", arguments)
+            )
+
+        return ToolContext(
+            workspace=parent.workspace,
+            limits=parent.limits,
+            policy=parent.policy,
+            approvals=parent.approvals,
+            state=AgentState(max_steps=self.max_steps + 1),
+            writer=parent.writer,
+            sandbox_factory=no_sandbox,
+            tracer=parent.tracer,
+            on_tool_call=tool_started,
+        )
+
+    def report(self, event: ProgressEvent) -> None:
+        """A sub-agent event, as a `subagent` event at the caller's step."""
+        if event.kind == "tool":
+            line = f"{NAME}: running {event.tool}"
+        elif event.kind == "step":
+            line = f"{NAME} step {event.step}/{event.max_steps} · {event.tool or 'no tool'}"
+            line += f" · {event.message}" if event.message else ""
+        else:
+            line = f"{NAME}: {event.message}"
+        step = min(self.context.state.step + 1, self.parent_max_steps)
+        self.on_progress(
+            ProgressEvent(
+                step,
+                self.parent_max_steps,
+                NAME,
+                line,
+                "subagent",
+                arguments=dict(event.arguments),
+                ok=event.ok,
+            )
+        )
+
+
+def subagent_tools(
+    settings: Settings,
+    model: Any,
+    context: ToolContext,
+    *,
+    num_ctx: int,
+    on_progress: Callable[[ProgressEvent], None],
+    cancel: threading.Event,
+) -> list[AgentTool]:
+    """The helper agents the job offers as tools (`AGENT_SUBAGENTS`), unwrapped."""
+    tools: list[AgentTool] = []
+    for name in settings.agent_subagents:
+        if name != NAME:
+            log.warning("AGENT_SUBAGENTS: unknown helper agent %r (known: %s)", name, NAME)
+            continue
+        tools.append(
+            Explorer(
+                context,
+                model=model,
+                num_ctx=num_ctx,
+                max_steps=min(EXPLORER_MAX_STEPS, settings.agent_max_steps),
+                on_progress=on_progress,
+                cancel=cancel,
+                parent_max_steps=settings.agent_max_steps,
+            )
+        )
+    return tools

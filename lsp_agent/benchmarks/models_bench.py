@@ -1,4 +1,5 @@
-"""`lsp-agent bench models --model ID [--model ID2 …] [--levels L0,L3] [--chart PNG]`.
+"""`lsp-agent bench models --model ID [--model ID2 …] [--levels L0,L3] [--chart PNG]
+[--planning-interval N] [--subagents explorer]`.
 
 The small-model compliance suite (`lsp_agent.benchmarks.compliance`): eleven levels of
 coding tasks on a shipped fixture repository, each checked on its outcome. `--model
@@ -6,8 +7,10 @@ scripted` (the default) plays the levels' reference solutions — deterministic,
 what CI runs; any other id is built like `MODEL_ID` (`embedded`, `ollama_chat/…`,
 `openai/…` with `MODEL_API_BASE`). `--serve-llama-cpp` starts llama-cpp-python's server with
 SmolLM2 on 127.0.0.1 (`lsp_agent.testing.llama_cpp_server`) and adds it as `openai/smollm2`;
-set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. Progress goes to stderr, the
-tables to stdout.
+set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. `--planning-interval N` and
+`--subagents explorer` run every level in that agent mode (`compliance.modes`: the scripted
+references gain plan turns and, where delegating fits, an explorer call). Progress goes to
+stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from dotenv import dotenv_values
 
 from lsp_agent.benchmarks.compliance.levels import LEVELS, Level, select_levels
+from lsp_agent.benchmarks.compliance.modes import DEFAULT_MODE, AgentMode
 from lsp_agent.benchmarks.compliance.report import print_report, suite_json
 from lsp_agent.benchmarks.compliance.suite import (
     SCRIPTED,
@@ -37,6 +41,9 @@ from lsp_agent.settings import Settings, load_settings
 
 __all__ = ["measure", "print_report"]
 
+MAX_PLANNING_INTERVAL = 100  # as the AGENT_PLANNING_INTERVAL setting allows
+SUBAGENTS = ("explorer",)
+
 
 def phoenix_requested(workspace: Path) -> bool:
     """Whether the user set PHOENIX_ENABLED (environment or `.env`); else the suite skips it."""
@@ -47,9 +54,13 @@ def phoenix_requested(workspace: Path) -> bool:
 
 
 def command_line(
-    runs: int, models: tuple[str, ...], levels: tuple[Level, ...], served: str = ""
+    runs: int,
+    models: tuple[str, ...],
+    levels: tuple[Level, ...],
+    served: str = "",
+    mode: AgentMode = DEFAULT_MODE,
 ) -> str:
-    words = ["lsp-agent", "bench", "models", "--runs", str(runs)]
+    words = ["lsp-agent", "bench", "models", "--runs", str(runs), *mode.arguments()]
     for model_id in models:
         if model_id != served:
             words += ["--model", model_id]
@@ -60,10 +71,23 @@ def command_line(
     return " ".join(words)
 
 
-def _model_for_level(model_id: str) -> ModelForLevel:
+def _model_for_level(model_id: str, mode: AgentMode) -> ModelForLevel:
     if model_id == SCRIPTED:
-        return scripted_reference
+        return lambda level: scripted_reference(level, mode)
     return lambda level: None  # built from the settings' model id by the runtime
+
+
+def agent_mode(options: BenchOptions) -> AgentMode:
+    """The mode `--planning-interval` and `--subagents` ask for (BenchError if unknown)."""
+    if not 0 <= options.planning_interval <= MAX_PLANNING_INTERVAL:
+        raise BenchError(f"--planning-interval must be 0..{MAX_PLANNING_INTERVAL}", exit_status=2)
+    unknown = [name for name in options.subagents if name not in SUBAGENTS]
+    if unknown:
+        raise BenchError(
+            f"unknown sub-agent {unknown[0]!r}; choose from: {', '.join(SUBAGENTS)}",
+            exit_status=2,
+        )
+    return AgentMode(options.planning_interval, tuple(dict.fromkeys(options.subagents)))
 
 
 def _progress(model_id: str, runs: int) -> Any:
@@ -114,13 +138,14 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
         levels = select_levels(options.levels)
     except ValueError as exc:
         raise BenchError(str(exc), exit_status=2) from None
+    mode = agent_mode(options)
     models = options.models or (() if served_base else (SCRIPTED,))
     if served_base and SERVED_MODEL not in models:
         models = (*models, SERVED_MODEL)
     workspace = Path.cwd()
     base, _ = load_settings(workspace=workspace)
     keep_phoenix = phoenix_requested(workspace)
-    settings = {m: suite_settings(base, m, keep_phoenix=keep_phoenix) for m in models}
+    settings = {m: mode.apply(suite_settings(base, m, keep_phoenix=keep_phoenix)) for m in models}
     if served_base:
         settings[SERVED_MODEL] = dataclasses.replace(
             settings[SERVED_MODEL], model_api_base=served_base
@@ -134,7 +159,7 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
             levels,
             runs,
             settings[model_id],
-            _model_for_level(model_id),
+            _model_for_level(model_id, mode),
             on_run=_progress(model_id, runs),
         )
         results[model_id] = model_results(stats)
@@ -143,8 +168,9 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
         runs=runs,
         levels=[level.key for level in levels],
         command=("MODEL_CONSTRAINED_CALLS=true " if base.model_constrained_calls else "")
-        + command_line(runs, models, levels, SERVED_MODEL if served_base else ""),
+        + command_line(runs, models, levels, SERVED_MODEL if served_base else "", mode),
     )
+    figures["mode"] = mode.label()
     if options.chart is not None:
         from lsp_agent.benchmarks.compliance.chart import write_chart
 

@@ -36,6 +36,8 @@ class BenchOptions:
     levels: tuple[str, ...] = ()
     chart: Path | None = None
     serve_llama_cpp: bool = False
+    planning_interval: int = 0  # bench models: AGENT_PLANNING_INTERVAL for every run
+    subagents: tuple[str, ...] = ()  # bench models: AGENT_SUBAGENTS for every run
 
 
 class BenchError(RuntimeError):

@@ -85,9 +85,14 @@ def report_lines(figures: dict[str, Any]) -> list[str]:
         f"{figures.get('date')}, {machine.get('cpus')} CPUs ({machine.get('cpu')})",
         f"command: {figures.get('command')}",
     ]
+    if figures.get("mode", "default") != "default":
+        lines.append(f"agent mode: {figures['mode']}")
     for model_id, results in figures.get("results", {}).items():
         lines += ["", f"model {model_id}", ""]
         lines += [f"error: {results['error']}"] if "error" in results else model_table(results)
+        calls = results.get("total", {}).get("model_calls")
+        if calls:
+            lines.append(f"model calls: {calls} (planning calls and sub-agents included)")
     return lines
 
 

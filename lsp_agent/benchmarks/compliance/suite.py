@@ -24,6 +24,7 @@ from lsp_agent.agent.job_types import JobResult
 from lsp_agent.benchmarks.compliance.checks import Outcome, Verdict
 from lsp_agent.benchmarks.compliance.fixture_repo import make_fixture_repo
 from lsp_agent.benchmarks.compliance.levels import Level
+from lsp_agent.benchmarks.compliance.modes import AgentMode, reference_turns
 from lsp_agent.settings import Settings
 
 SCRIPTED = "scripted"  # the model id that means "the levels' reference solutions"
@@ -47,6 +48,7 @@ class RunRecord:
     seconds: float
     answer: str
     tools: list[str]  # what the run called, for reading the results (checkers ignore it)
+    model_calls: int = 0  # model requests (planning calls and sub-agents' included)
 
 
 @dataclass
@@ -77,6 +79,7 @@ class LevelStats:
             "reference_steps": len(self.level.reference),
             "prompt_tokens_mean": round(self.mean("prompt_tokens")),
             "completion_tokens_mean": round(self.mean("completion_tokens")),
+            "model_calls_mean": round(self.mean("model_calls"), 2),
             "seconds_mean": round(self.mean("seconds"), 2),
             "runs_detail": [dataclasses.asdict(record) for record in self.records],
         }
@@ -98,16 +101,19 @@ def model_results(stats: list[LevelStats]) -> dict[str, Any]:
             "steps": sum(r.steps for r in records),
             "prompt_tokens": sum(r.prompt_tokens for r in records),
             "completion_tokens": sum(r.completion_tokens for r in records),
+            "model_calls": sum(r.model_calls for r in records),
             "seconds": round(sum(r.seconds for r in records), 1),
         },
     }
 
 
-def scripted_reference(level: Level) -> Any:
-    """The `scripted` model for a level: a `ScriptedModel` playing its reference solution."""
+def scripted_reference(level: Level, mode: AgentMode | None = None) -> Any:
+    """The `scripted` model for a level: a `ScriptedModel` playing its reference solution
+    (rewritten for `mode`: plan turns, an explorer call; see `compliance.modes`)."""
     from lsp_agent.testing import ScriptedModel
 
-    return ScriptedModel(level.reference, model_id=SCRIPTED)
+    turns = reference_turns(level, mode) if mode is not None else level.reference
+    return ScriptedModel(turns, model_id=SCRIPTED)
 
 
 def _record(result: JobResult, verdict: Verdict) -> RunRecord:
@@ -124,6 +130,7 @@ def _record(result: JobResult, verdict: Verdict) -> RunRecord:
         seconds=round(result.duration_s, 2),
         answer=result.answer[:ANSWER_CHARS],
         tools=list(result.tools_used),
+        model_calls=result.model_calls,
     )
 
 

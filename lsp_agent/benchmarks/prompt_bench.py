@@ -10,6 +10,10 @@ each argument with its description; ours sends each tool once, as a compact sche
 `ours_mcp_1_tokens` / `ours_mcp_10_tokens`: our fixed prompt with one and with ten MCP
 tools added (typical tools of a code-hosting server, each with two or three arguments),
 and `mcp_tokens_per_tool`: what each added MCP tool costs every request.
+
+The agent modes' fixed prompts (`mode_prompts`): `planning_*` (ours and smolagents' planning
+requests, task excluded) and `explorer_*` (what offering the explorer adds to each request;
+the explorer's own system prompt and read-only tool schemas).
 """
 
 from __future__ import annotations
@@ -92,6 +96,7 @@ def measure(runs: int = 1) -> dict[str, Any]:
     from smolagents.monitoring import LogLevel
 
     from lsp_agent.agent.factory import build_agent
+    from lsp_agent.benchmarks.mode_prompts import mode_prompt_figures
     from lsp_agent.models.native_replay import NativeLiteLLMModel
     from lsp_agent.testing import ScriptedModel
     from tools.base import ToolContext
@@ -123,6 +128,7 @@ def measure(runs: int = 1) -> dict[str, Any]:
             )
             for count in (1, 10)
         }
+        modes = mode_prompt_figures(context, our_model, builtin)
     ours_total, base_total = our_system + our_schemas, base_system + base_schemas
     return {
         "tokenizer": TOKENIZER_NAME,
@@ -139,4 +145,5 @@ def measure(runs: int = 1) -> dict[str, Any]:
         "ours_mcp_1_tokens": float(our_system + with_mcp[1]),
         "ours_mcp_10_tokens": float(our_system + with_mcp[10]),
         "mcp_tokens_per_tool": (with_mcp[10] - our_schemas) / 10,
+        **modes,
     }

@@ -109,3 +109,8 @@ def test_fixed_prompt_is_at_most_35_percent_of_smolagents_default() -> None:
     assert figures["ours_total_tokens"] < figures["ours_mcp_1_tokens"]
     assert figures["ours_mcp_1_tokens"] < figures["ours_mcp_10_tokens"]
     assert 20 < figures["mcp_tokens_per_tool"] < 150, figures
+    # the modes' fixed prompts: short planning requests, a small explorer
+    assert figures["planning_initial_tokens"] < figures["smolagents_planning_initial_tokens"] / 10
+    assert figures["planning_update_tokens"] < figures["smolagents_planning_update_tokens"] / 10
+    assert 0 < figures["explorer_tool_schema_tokens"] < 150, figures
+    assert figures["explorer_total_tokens"] < figures["ours_total_tokens"], figures

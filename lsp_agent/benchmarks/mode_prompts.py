@@ -1,0 +1,82 @@
+"""`bench prompt`, the agent modes: the fixed prompts planning and the explorer add.
+
+- planning (`AGENT_PLANNING_INTERVAL`): the text of the initial planning request and of a
+  revision (pre + post messages) without the task and history they carry, ours against
+  smolagents' defaults (which list every tool again in prose);
+- explorer (`AGENT_SUBAGENTS=explorer`): what offering `explorer` adds to every request of
+  the main agent (its schema), and the explorer's own fixed prompt: its system prompt and
+  the schemas of its read-only tools.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import threading
+from typing import Any
+
+import yaml
+
+from lsp_agent.benchmarks.token_count import count_json_tokens, count_tokens
+
+
+def _render(template: str, tools: dict[str, Any]) -> str:
+    from smolagents.agents import populate_template
+
+    variables = {"task": "", "tools": tools, "managed_agents": {}, "remaining_steps": 10}
+    return str(populate_template(template, variables))
+
+
+def _planning_tokens(templates: dict[str, str], tools: dict[str, Any]) -> tuple[int, int]:
+    initial = count_tokens(_render(templates["initial_plan"], tools))
+    update = count_tokens(
+        _render(templates["update_plan_pre_messages"], tools)
+        + _render(templates["update_plan_post_messages"], tools)
+    )
+    return initial, update
+
+
+def mode_prompt_figures(context: Any, model: Any, tools: list[Any]) -> dict[str, float]:
+    """Token figures of the modes' fixed prompts; `tools` are the main agent's, `model`
+    prepares requests (never sends one)."""
+    from lsp_agent.agent.explorer import EXPLORER_PROMPT, EXPLORER_TOOLS, Explorer
+    from lsp_agent.agent.planning import planning_templates
+    from lsp_agent.benchmarks.prompt_bench import sent_tool_schemas
+    from lsp_agent.testing import ScriptedModel
+    from tools.instrumented import InstrumentedTool
+
+    by_name = {tool.name: tool for tool in tools}
+    default_yaml = (
+        importlib.resources.files("smolagents.prompts")
+        .joinpath("toolcalling_agent.yaml")
+        .read_text(encoding="utf-8")
+    )
+    defaults: dict[str, str] = yaml.safe_load(default_yaml)["planning"]
+    ours_initial, ours_update = _planning_tokens(planning_templates(), by_name)
+    base_initial, base_update = _planning_tokens(defaults, by_name)
+    explorer = Explorer(
+        context,
+        model=ScriptedModel([]),
+        num_ctx=8192,
+        max_steps=8,
+        on_progress=lambda event: None,
+        cancel=threading.Event(),
+        parent_max_steps=25,
+    )
+    main_schemas = count_json_tokens(sent_tool_schemas(model, tools))
+    with_explorer = count_json_tokens(
+        sent_tool_schemas(model, [*tools, InstrumentedTool(explorer, context)])
+    )
+    final_answer = [tool for tool in tools if tool.name == "final_answer"]
+    read_only = [InstrumentedTool(cls(context), context) for cls in EXPLORER_TOOLS]
+    explorer_schemas = count_json_tokens(sent_tool_schemas(model, read_only + final_answer))
+    explorer_system = count_tokens(EXPLORER_PROMPT)
+    return {
+        "planning_initial_tokens": float(ours_initial),
+        "planning_update_tokens": float(ours_update),
+        "smolagents_planning_initial_tokens": float(base_initial),
+        "smolagents_planning_update_tokens": float(base_update),
+        "explorer_tool_schema_tokens": float(with_explorer - main_schemas),
+        "explorer_system_tokens": float(explorer_system),
+        "explorer_schema_tokens": float(explorer_schemas),
+        "explorer_total_tokens": float(explorer_system + explorer_schemas),
+    }

@@ -255,10 +255,14 @@ class Settings:
         "`tool_calling` (JSON tool calls) or `code` (the model writes Python actions).",
     )
     agent_planning_interval: int = _field(
-        0, _int_in(0, 100), "Plan again every N steps; 0 = no planning steps."
+        0,
+        _int_in(0, 100),
+        "Plan first and again every N steps (one extra model call each); 0 = no planning.",
     )
     agent_subagents: tuple[str, ...] = _user(
-        (), _comma_list, "Comma-separated helper agents the main agent may call (`explorer`)."
+        (),
+        _comma_list,
+        "Comma-separated helper agents the main agent may call as tools (`explorer`: read-only).",
     )
     agent_memory: bool = _user(False, _boolean, "Remember facts about the repository between jobs.")
 

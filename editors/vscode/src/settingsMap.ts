@@ -157,7 +157,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     default: 0,
     minimum: 0,
     maximum: 100,
-    markdownDescription: 'Plan again every N steps; 0 = no planning steps.',
+    markdownDescription: 'Plan first and again every N steps (one extra model call each); 0 = no planning.',
   },
   {
     key: 'agent.subagents',
@@ -165,7 +165,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     userScope: true,
     type: 'array',
     default: [],
-    markdownDescription: 'Helper agents the main agent may call (`explorer`).',
+    markdownDescription: 'Helper agents the main agent may call as tools (`explorer`: read-only).',
   },
   {
     key: 'agent.memory',

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.resources
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -35,12 +36,13 @@ def _planning_tokens(templates: dict[str, str], tools: dict[str, Any]) -> tuple[
     return initial, update
 
 
-def mode_prompt_figures(context: Any, model: Any, tools: list[Any]) -> dict[str, float]:
-    """Token figures of the modes' fixed prompts; `tools` are the main agent's, `model`
-    prepares requests (never sends one)."""
+def mode_prompt_figures(
+    context: Any, tools: list[Any], sent_schemas: Callable[[list[Any]], list[dict[str, Any]]]
+) -> dict[str, float]:
+    """Token figures of the modes' fixed prompts; `tools` are the main agent's,
+    `sent_schemas(tools)` the `tools` parameter a request offering them carries."""
     from lsp_agent.agent.explorer import EXPLORER_PROMPT, EXPLORER_TOOLS, Explorer
     from lsp_agent.agent.planning import planning_templates
-    from lsp_agent.benchmarks.prompt_bench import sent_tool_schemas
     from lsp_agent.testing import ScriptedModel
     from tools.instrumented import InstrumentedTool
 
@@ -62,13 +64,11 @@ def mode_prompt_figures(context: Any, model: Any, tools: list[Any]) -> dict[str,
         cancel=threading.Event(),
         parent_max_steps=25,
     )
-    main_schemas = count_json_tokens(sent_tool_schemas(model, tools))
-    with_explorer = count_json_tokens(
-        sent_tool_schemas(model, [*tools, InstrumentedTool(explorer, context)])
-    )
+    main_schemas = count_json_tokens(sent_schemas(tools))
+    with_explorer = count_json_tokens(sent_schemas([*tools, InstrumentedTool(explorer, context)]))
     final_answer = [tool for tool in tools if tool.name == "final_answer"]
     read_only = [InstrumentedTool(cls(context), context) for cls in EXPLORER_TOOLS]
-    explorer_schemas = count_json_tokens(sent_tool_schemas(model, read_only + final_answer))
+    explorer_schemas = count_json_tokens(sent_schemas(read_only + final_answer))
     explorer_system = count_tokens(EXPLORER_PROMPT)
     return {
         "planning_initial_tokens": float(ours_initial),

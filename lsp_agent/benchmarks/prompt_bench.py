@@ -128,7 +128,9 @@ def measure(runs: int = 1) -> dict[str, Any]:
             )
             for count in (1, 10)
         }
-        modes = mode_prompt_figures(context, our_model, builtin)
+        modes = mode_prompt_figures(
+            context, builtin, lambda offered: sent_tool_schemas(our_model, offered)
+        )
     ours_total, base_total = our_system + our_schemas, base_system + base_schemas
     return {
         "tokenizer": TOKENIZER_NAME,

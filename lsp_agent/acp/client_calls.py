@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     PermissionOption,
     RequestPermissionResponse,
     ToolCallProgress,
@@ -29,7 +30,7 @@ from acp.schema import (
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-SessionUpdate = ToolCallStart | ToolCallProgress | AgentMessageChunk
+SessionUpdate = ToolCallStart | ToolCallProgress | AgentMessageChunk | AgentPlanUpdate
 CALL_TIMEOUT_S = 30.0
 
 

@@ -3,7 +3,9 @@ and status, and a `tool_call_update` when the step that made it ends.
 
 The runtime reports a `tool` event when a call starts (name and arguments) and a `step`
 event when the step ends (its observation in one line, and whether it failed). Calls to
-`final_answer` are not shown as tool calls: the answer becomes the agent's message.
+`final_answer` are not shown as tool calls: the answer becomes the agent's message. A `plan`
+event (AGENT_PLANNING_INTERVAL) becomes a `plan` update, one entry per line; the explorer's
+own steps (`subagent` events) stay inside its one `explorer` tool call.
 """
 
 from __future__ import annotations
@@ -11,7 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from acp.helpers import start_tool_call, text_block, tool_content, update_tool_call
+from acp.helpers import (
+    plan_entry,
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_plan,
+    update_tool_call,
+)
 from acp.schema import ToolCallLocation
 
 from lsp_agent.acp.client_calls import ClientCalls
@@ -35,9 +44,10 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "apply_patch": "edit",
     "run_cmd": "execute",
     "run_tests": "execute",
+    "explorer": "search",
 }
 NOT_A_TOOL_CALL = frozenset({"final_answer"})
-TITLE_ARGUMENTS = ("path", "pattern", "command", "patch_id")
+TITLE_ARGUMENTS = ("path", "pattern", "command", "patch_id", "task")
 
 
 def tool_title(name: str, arguments: dict[str, Any]) -> str:
@@ -69,6 +79,9 @@ class ToolCallTracker:
             self._start(event.tool, event.arguments)
         elif event.kind == "step":
             self.finish_open("completed" if event.ok else "failed", event.message)
+        elif event.kind == "plan" and event.ok:  # AGENT_PLANNING_INTERVAL: the agent's plan
+            entries = [plan_entry(line.strip()) for line in event.message.splitlines()]
+            self.client.update(update_plan([entry for entry in entries if entry.content]))
 
     def _start(self, name: str, arguments: dict[str, Any]) -> None:
         self._count += 1

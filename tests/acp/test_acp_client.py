@@ -272,3 +272,32 @@ def test_a_sensitive_file_is_never_asked_of_the_client(
     (end,) = [u for u in updates(turn, "tool_call_update") if u.get("status") == "failed"]
     assert end["toolCallId"] == start["toolCallId"]
     assert "do-not-leak" not in json.dumps(out)
+
+
+def test_plans_are_plan_updates_and_the_explorer_is_one_tool_call(
+    acp_client: Path, tmp_path: Path, workspace: Path
+) -> None:
+    """AGENT_PLANNING_INTERVAL and AGENT_SUBAGENTS=explorer through the official client."""
+    script = [
+        {"text": "1. Ask the explorer about add.\n2. Answer.\n<end_plan>"},
+        {"tool": "explorer", "arguments": {"task": "What does add() in app.py return?"}},
+        {"tool": "read_file", "arguments": {"path": "app.py"}},
+        {"final_answer": "add() returns a - b."},
+        {"final_answer": "add() subtracts."},
+    ]
+    setup = scenario(tmp_path, workspace, script=script)
+    setup["env"] |= {"AGENT_PLANNING_INTERVAL": "5", "AGENT_SUBAGENTS": "explorer"}
+    out = run_client(acp_client, tmp_path, setup)
+    turn = out["turns"][0]
+    assert turn["response"] == {"stopReason": "end_turn"}
+    (plan,) = updates(turn, "plan")
+    assert [e["content"] for e in plan["entries"]] == [
+        "1. Ask the explorer about add.",
+        "2. Answer.",
+    ]
+    calls = updates(turn, "tool_call")
+    assert [(c["title"], c["kind"]) for c in calls] == [
+        ("explorer What does add() in app.py return?", "search")
+    ]
+    assert "add() subtracts." in agent_text(turn)
+    assert (workspace / "app.py").read_text() == APP

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from smolagents import ToolCallingAgent
@@ -21,7 +21,12 @@ from smolagents.monitoring import LogLevel
 
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.planning import PlanMonitor, planning_templates
+from lsp_agent.agent.planning import (
+    PlanMonitor,
+    PlanReplyLimit,
+    plan_token_limit,
+    planning_templates,
+)
 from lsp_agent.agent.prompts import small_model_templates, step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import action_messages, memory_messages
@@ -77,9 +82,21 @@ def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
 class LspAgent(ToolCallingAgent):  # type: ignore[misc]
     """ToolCallingAgent that replays history natively and adds step notes."""
 
+    model: Model
+    plan_max_tokens = 0  # the limit of a planning reply (set by build_agent); 0 = none
+
     def __init__(self, *, tool_context: ToolContext, **kwargs: Any) -> None:
         self.tool_context = tool_context
         super().__init__(**kwargs)
+
+    def _generate_planning_step(self, task: str, is_first_step: bool, step: int) -> Iterator[Any]:
+        model = self.model
+        if self.plan_max_tokens:
+            self.model = PlanReplyLimit(model, self.plan_max_tokens)
+        try:
+            yield from super()._generate_planning_step(task, is_first_step, step)
+        finally:
+            self.model = model
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages = memory_messages(self.memory, summary_mode)
@@ -224,4 +241,5 @@ def build_agent(
         final_answer_checks=[answer_is_real],
         planning_interval=planning_interval or None,
     )
+    agent.plan_max_tokens = plan_token_limit(budget.budget_tokens)
     return agent, monitor

@@ -4,7 +4,8 @@ The loop is smolagents' own (`planning_interval`: a `PlanningStep` before step 1
 every step `1 + k*N`). Around it, for small models:
 
 - short planning prompts (smolagents' defaults ask for a facts survey and list every tool in
-  prose again: over 600 tokens before the task, too much for a 4k context);
+  prose again: over 1,200 tokens before the task, too much for a 4k context), and planning
+  replies limited to `plan_token_limit(budget)` tokens (`PlanReplyLimit`);
 - `PlanMonitor`, the `PlanningStep` callback: it cleans the plan (no `<end_plan>`, no code
   fences, at most `PLAN_MAX_LINES` lines and `plan_char_limit(budget)` characters), rewrites
   the step's text to that short form (the history replays only the latest plan:
@@ -25,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from smolagents.memory import PlanningStep
-from smolagents.models import ChatMessage, MessageRole
+from smolagents.models import ChatMessage, MessageRole, Model
 from smolagents.utils import AgentError
 
 from lsp_agent.agent.context_budget import ContextBudget
@@ -48,6 +49,7 @@ PLAN_HEADER = "My plan:"
 NO_PLAN = "No plan this time (the planning reply was empty or failed). Go on with the task."
 PLAN_MAX_LINES = 8
 PLAN_MIN_CHARS, PLAN_MAX_CHARS = 200, 1200
+PLAN_MAX_REPLY_TOKENS = 200
 _FENCE = re.compile(r"^\s*```\w*\s*$")
 
 
@@ -64,6 +66,40 @@ def plan_char_limit(budget_tokens: int) -> int:
     """At most an eighth of the context budget, within 200..1200 characters."""
     limit = int(budget_tokens * CHARS_PER_TOKEN / 8)
     return max(PLAN_MIN_CHARS, min(PLAN_MAX_CHARS, limit))
+
+
+def plan_token_limit(budget_tokens: int) -> int:
+    """Most tokens a planning reply may have: what the kept plan can hold, at most
+    `PLAN_MAX_REPLY_TOKENS` (a tiny model would otherwise ramble to MODEL_MAX_TOKENS)."""
+    return min(PLAN_MAX_REPLY_TOKENS, int(plan_char_limit(budget_tokens) / CHARS_PER_TOKEN))
+
+
+class PlanReplyLimit(Model):  # type: ignore[misc]
+    """The agent's model during a planning call: replies of at most `max_tokens` tokens
+    (passed as the `max_tokens` argument; see `NativeReplayMixin` for LiteLLM models)."""
+
+    def __init__(self, inner: Model, max_tokens: int) -> None:
+        super().__init__(model_id=getattr(inner, "model_id", None))
+        self.inner = inner
+        self.max_tokens = max_tokens
+
+    def generate(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        kwargs["max_tokens"] = min(int(kwargs.get("max_tokens", self.max_tokens)), self.max_tokens)
+        reply: ChatMessage = self.inner.generate(
+            messages,
+            stop_sequences=stop_sequences,
+            response_format=response_format,
+            tools_to_call_from=tools_to_call_from,
+            **kwargs,
+        )
+        return reply
 
 
 def clean_plan(text: str, limit: int) -> str:

@@ -81,9 +81,14 @@ class NativeReplayMixin:
     def _prepare_completion_kwargs(
         self, messages: list[ChatMessage | dict[str, Any]], *args: Any, **kwargs: Any
     ) -> dict[str, Any]:
+        # smolagents lets the model's own kwargs (MODEL_MAX_TOKENS) win over a call's: a
+        # call's `max_tokens` (a planning reply's limit) may only lower it.
+        limit = kwargs.pop("max_tokens", None)
         prepared: dict[str, Any] = super()._prepare_completion_kwargs(  # type: ignore[misc]
             _fillable(messages), *args, **kwargs
         )
+        if isinstance(limit, int) and limit > 0:
+            prepared["max_tokens"] = min(int(prepared.get("max_tokens") or limit), limit)
         prepared["messages"] = to_provider_messages(messages)
         tools = kwargs.get("tools_to_call_from")
         if tools and "tools" in prepared:

@@ -11,8 +11,10 @@ from lsp_agent.agent.planning import (
     NO_PLAN,
     PLAN_HEADER,
     PLAN_INITIAL,
+    PLAN_MAX_REPLY_TOKENS,
     clean_plan,
     plan_char_limit,
+    plan_token_limit,
 )
 from lsp_agent.agent.runtime import run_agent_job
 from lsp_agent.settings import Settings
@@ -70,6 +72,8 @@ def test_a_plan_comes_first_and_is_revised_every_n_steps(tmp_repo: Path) -> None
     assert "at most 5 numbered steps" in planning_calls[0].text()
     assert len(planning_calls[0].text()) < len(PLAN_INITIAL) + 40
     assert planning_calls[1].stop_sequences == ["<end_plan>"]
+    assert planning_calls[0].kwargs["max_tokens"] == PLAN_MAX_REPLY_TOKENS
+    assert all("max_tokens" not in c.kwargs for c in model.calls if c.tool_names)
     # Planning steps are not steps: step counts, tools and notes stay those of the actions.
     assert result.steps == 4
     assert result.tools_used == ["read_file", "propose_patch", "apply_patch", "final_answer"]
@@ -158,3 +162,33 @@ def test_clean_plan_drops_fences_tags_and_blank_lines() -> None:
     assert clean_plan("(the model gave an empty answer)", 500) == ""
     assert clean_plan("The model could not give a final answer: it failed.", 500) == ""
     assert plan_char_limit(100) == 200 and plan_char_limit(100_000) == 1200
+
+
+def test_planning_replies_are_limited_over_http(tmp_repo: Path) -> None:
+    """Through LiteLLM to an OpenAI-compatible server: a planning request asks for at most
+    `plan_token_limit` tokens (MODEL_MAX_TOKENS would otherwise win); other requests do not."""
+    from lsp_agent.testing import ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer(FIX_WITH_PLANS) as server:
+        settings = dataclasses.replace(
+            SETTINGS, model_id="openai/scripted", model_api_base=server.openai_base
+        )
+        result = run_agent_job(
+            "fix add",
+            settings=settings,
+            workspace=DiskWorkspace(tmp_repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(tmp_repo),
+            on_progress=lambda event: None,
+            cancel=threading.Event(),
+        )
+        requests = server.chat_requests
+    assert result.status == "answered", result
+    planning = [r for r in requests if not r.get("tools")]
+    acting = [r for r in requests if r.get("tools")]
+    assert len(planning) == 2 and len(acting) == 4
+    limit = plan_token_limit(int(SETTINGS.model_num_ctx * 0.75))
+    assert limit == PLAN_MAX_REPLY_TOKENS
+    assert all(r["max_tokens"] == limit for r in planning), planning
+    assert all(r["max_tokens"] == SETTINGS.model_max_tokens for r in acting)
+    assert planning[0]["stop"] == ["<end_plan>"]

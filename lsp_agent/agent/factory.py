@@ -3,7 +3,9 @@
 The loop is smolagents' own. Around it: our tools (each wrapped), a short system prompt,
 past calls replayed as native tool calls, a context budget enforced after every step,
 step notes (patch state, steps left), a check that the final answer is a real answer,
-and a callback that reports progress and honours cancel and loop stops.
+and a callback that reports progress and honours cancel and loop stops. Optional: planning
+steps (`agent.planning`, AGENT_PLANNING_INTERVAL) and extra tools such as the explorer
+(`agent.explorer`, AGENT_SUBAGENTS), which builds its own read-only agent here too.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ import dataclasses
 import threading
 from pathlib import Path
 
+import pytest
+
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.planning import (
     NO_PLAN,
@@ -164,14 +166,19 @@ def test_clean_plan_drops_fences_tags_and_blank_lines() -> None:
     assert plan_char_limit(100) == 200 and plan_char_limit(100_000) == 1200
 
 
-def test_planning_replies_are_limited_over_http(tmp_repo: Path) -> None:
+@pytest.mark.parametrize("constrained", [False, True], ids=["native", "constrained"])
+def test_planning_replies_are_limited_over_http(tmp_repo: Path, constrained: bool) -> None:
     """Through LiteLLM to an OpenAI-compatible server: a planning request asks for at most
-    `plan_token_limit` tokens (MODEL_MAX_TOKENS would otherwise win); other requests do not."""
+    `plan_token_limit` tokens (MODEL_MAX_TOKENS would otherwise win); other requests do not.
+    With MODEL_CONSTRAINED_CALLS a planning request has no tool-call schema: free text."""
     from lsp_agent.testing import ScriptedOpenAIServer
 
     with ScriptedOpenAIServer(FIX_WITH_PLANS) as server:
         settings = dataclasses.replace(
-            SETTINGS, model_id="openai/scripted", model_api_base=server.openai_base
+            SETTINGS,
+            model_id="openai/scripted",
+            model_api_base=server.openai_base,
+            model_constrained_calls=constrained,
         )
         result = run_agent_job(
             "fix add",
@@ -192,3 +199,5 @@ def test_planning_replies_are_limited_over_http(tmp_repo: Path) -> None:
     assert all(r["max_tokens"] == limit for r in planning), planning
     assert all(r["max_tokens"] == SETTINGS.model_max_tokens for r in acting)
     assert planning[0]["stop"] == ["<end_plan>"]
+    assert not any("response_format" in r for r in planning)
+    assert all(("response_format" in r) == constrained for r in acting)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.agent.test_cli_run import FIX, lsp_agent_run
@@ -56,3 +57,30 @@ def test_run_with_the_explorer_stays_read_only(tmp_repo: Path, tmp_path: Path) -
     assert "says the explorer" in out.stdout
     assert (tmp_repo / "pkg" / "calc.py").read_bytes() == before
     assert "patch p1" not in out.stdout  # nothing was ever proposed
+
+
+def test_an_untrusted_workspace_env_cannot_offer_the_explorer(
+    tmp_repo: Path, tmp_path: Path
+) -> None:
+    """AGENT_SUBAGENTS is a user-scope key: the repository's own `.env` cannot set it."""
+    assert "AGENT_SUBAGENTS" not in os.environ
+    (tmp_repo / ".env").write_text("AGENT_SUBAGENTS=explorer\nAGENT_PLANNING_INTERVAL=1\n")
+    script = [
+        {"text": "1. Ask the explorer."},  # planning (any scope) does apply
+        {"tool": "explorer", "arguments": {"task": "What does add() return?"}},
+        {"final_answer": "I looked myself: add() returns a + b."},
+    ]
+    out = lsp_agent_run(
+        tmp_repo,
+        script,
+        "what does add return",
+        tmp_path=tmp_path,
+        env={
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),  # no user config
+            "XDG_DATA_HOME": str(tmp_path / "data"),  # no trusted .env files
+        },
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "plan (before step 1):" in out.stdout
+    assert "there is no tool `explorer`" in out.stdout
+    assert "explorer: running" not in out.stdout and "explorer step" not in out.stdout

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_agent.cli.project_prepare import prepare_command
-from sandbox.check_command import node_test_script, resolve_check_command
-from sandbox.config import SandboxConfig
 from sandbox.project_deps import declared, dependency_key
 from sandbox.project_env import download_argv, env_status, plan, ready_env
 
@@ -99,15 +97,3 @@ def test_prepare_asks_first_and_refuses_without_a_terminal(tmp_path, monkeypatch
     err = capsys.readouterr().err
     assert "requirements: six" in err and "no network" in err
     assert not (tmp_path / "data" / "lsp-agent" / "envs").exists()
-
-
-def test_node_test_script_is_the_auto_command_when_there_are_no_pytest_tests(tmp_path):
-    write(tmp_path, {"package.json": '{"scripts": {"test": "node test.js"}}'})
-    assert node_test_script(tmp_path) == "node test.js"
-    assert resolve_check_command(SandboxConfig(), tmp_path) == ("sh", "-c", "node test.js")
-    (tmp_path / "package.json").write_text(
-        '{"scripts": {"test": "echo \\"Error: no test specified\\" && exit 1"}}'
-    )
-    assert node_test_script(tmp_path) is None
-    (tmp_path / "package.json").write_text("not json")
-    assert resolve_check_command(SandboxConfig(), tmp_path) is None

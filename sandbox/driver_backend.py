@@ -130,10 +130,10 @@ class DriverBackedSandbox(ContextManaged):
             return self._in_memory(parsed, texts, reason, started)
         if missing:
             applied = self._patch_check(answer, parsed, None, started)
-            output = f"{applied.output}\nno check ran: {missing}" if applied.applies else ""
-            return replace(
-                applied, check_command=command, problem=missing, output=output or applied.output
-            )
+            if not applied.applies:
+                return applied
+            output = f"{applied.output}\nno check ran: {missing}"
+            return replace(applied, check_command=command, problem=missing, output=output)
         comparison = None
         if _ran(answer) and command:
             after = _check_run(answer)

@@ -32,6 +32,16 @@ _MISSING_MODULE = re.compile(r"No module named '?([\w.]+)'?")
 _CANNOT_IMPORT = re.compile(r"ImportError: (cannot import name [^\n]{1,200})")
 # Node: a bare specifier (a package, not ./file) that CommonJS or ESM cannot find.
 _NODE_MISSING = re.compile(r"Cannot find (?:module|package) '([^'./][^']{0,200})'")
+# Go and Rust fetch modules and crates on demand; a check has no network.
+_GO_OFFLINE = re.compile(
+    r"no required module provides package ([^\s;]{1,200})|missing go\.sum entry|"
+    r"dial tcp: lookup proxy\.golang\.org"
+)
+_CARGO_OFFLINE = re.compile(
+    r"failed to (?:get|download|load source for) `([^`]{1,100})`|no matching package named "
+    r"`([^`]{1,100})`|Could not resolve host: (?:index\.)?crates\.io"
+)
+VENDOR_FIX = 'vendor them in the repository (sandbox/README.md, "Adding a toolchain")'
 _MISSING_COMMAND = re.compile(r"cannot run '([^']+)'|(\S+): (?:command )?not found")
 
 
@@ -139,6 +149,10 @@ def environment_problem(output: str, exit_code: int | None) -> str | None:
     node_missing = _NODE_MISSING.search(output)
     if node_missing and not node_missing.group(1).startswith("node:"):
         return f"Cannot find module '{node_missing.group(1)}' (a Node dependency)"
+    if _GO_OFFLINE.search(output):
+        return "Go modules are not available offline (the check has no network)"
+    if _CARGO_OFFLINE.search(output):
+        return "Rust crates are not available offline (the check has no network)"
     cannot_import = _CANNOT_IMPORT.search(output)
     if cannot_import and "while importing test module" in output:
         return cannot_import.group(1)
@@ -167,6 +181,8 @@ def compare(before: CheckRun, after: CheckRun) -> Comparison:
     if before.problem and after.problem and not after.ran_tests:
         reason = after.problem
         fix = PREPARE_FIX if "image" not in reason else "add it to the image recipe"
+        if "available offline" in reason:
+            fix = VENDOR_FIX
         problem = f"{reason} (before and after the patch); fix: {fix}"
         return Comparison("cannot run", fixed, broken, still, problem=problem)
     failing_before = before.exit_code != 0

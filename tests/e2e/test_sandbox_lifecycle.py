@@ -130,6 +130,10 @@ def test_bench_reports_cold_and_warm_figures(sandbox_image):
     assert figures["large_warm_s"] > 0 and figures["large_mb"] >= 300  # more than the tmpfs
     assert figures["size_ratio"] == pytest.approx(figures["large_warm_s"] / figures["warm_s"])
     assert figures["overlay"] == 1.0
+    assert figures["npm_warm_s"] > 0 and figures["npm_test_run_s"] > 0
+    assert figures["npm_baseline_ratio"] == pytest.approx(
+        figures["npm_warm_s"] / figures["npm_test_run_s"]
+    )
 
 
 @pytest.mark.skipif(

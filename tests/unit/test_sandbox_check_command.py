@@ -132,6 +132,14 @@ def test_a_check_with_its_toolchain_in_the_image_runs_the_command(tmp_path):
             "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'left-pad' imported from /x.mjs",
             "Cannot find module 'left-pad' (a Node dependency)",
         ),
+        (
+            "main.go:3:8: no required module provides package github.com/x/y; to add it:",
+            "Go modules are not available offline (the check has no network)",
+        ),
+        (
+            "error: failed to get `serde` as a dependency of package `m v0.1.0`",
+            "Rust crates are not available offline (the check has no network)",
+        ),
         ("Error: Cannot find module './lib'\nRequire stack:", None),  # the project's own file
         ("Error: Cannot find module '/sandbox/tree-0/x.js'", None),
     ],
@@ -168,3 +176,11 @@ def test_without_a_per_test_report_the_exit_statuses_decide_and_the_summary_says
     assert "passing before the patch, failing after" in summary(False, False)
     assert "failing before the patch too" in summary(False, True)
     assert "passing before the patch too" in summary(True, False)
+
+
+def test_offline_go_modules_cannot_run_and_the_fix_is_to_vendor_them():
+    output = "main.go:3:8: no required module provides package github.com/x/y; to add it:"
+    result = compare(check_run(1, output, None), check_run(1, output, None))
+    assert result.verdict == "cannot run"
+    assert "vendor them in the repository" in result.problem
+    assert "lsp-agent sandbox prepare" not in result.problem

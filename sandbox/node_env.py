@@ -23,6 +23,7 @@ environment is reused until they change.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -48,6 +49,7 @@ from sandbox.project_env import READY_MARKER, envs_root
 DOWNLOAD_TIMEOUT_S = 900.0
 REBUILD_TIMEOUT_S = 900.0
 CONFIG_TIMEOUT_S = 60.0
+REGISTRIES_MAX_AGE_S = 60.0
 NODE_MODULES = "node_modules"
 # Quiet, offline npm in containers; no telemetry-like calls from the host's npm either.
 NPM_QUIET = {
@@ -129,8 +131,17 @@ def user_registries() -> list[str]:
 
     npm runs in an empty directory, so no project's `.npmrc` takes part. Without npm (or
     when it fails) the public registry is assumed; the download step then says why npm
-    is needed.
+    is needed. One answer per `REGISTRIES_MAX_AGE_S` window (status requests ask often).
     """
+    return list(_registries_in(int(time.monotonic() // REGISTRIES_MAX_AGE_S)))
+
+
+@functools.lru_cache(maxsize=1)
+def _registries_in(window: int) -> tuple[str, ...]:
+    return tuple(_ask_npm_registries())
+
+
+def _ask_npm_registries() -> list[str]:
     try:
         program = npm_program()
     except PrepareError:
@@ -151,13 +162,13 @@ def user_registries() -> list[str]:
             config = {}
     if not isinstance(config, dict):
         config = {}
-    registries = [str(config.get("registry") or NPMJS)]
-    registries += [
+    found = [str(config.get("registry") or NPMJS)]
+    found += [
         str(value)
         for key, value in sorted(config.items())
         if key.startswith("@") and key.endswith(":registry") and isinstance(value, str)
     ]
-    return list(dict.fromkeys(registries))
+    return list(dict.fromkeys(found))
 
 
 def prepare_node(

@@ -164,10 +164,11 @@ def test_a_registry_dependency_cannot_run_until_prepared(
     with docker_box(repo) as box:
         before = box.check_patch(DEP_FIX)
         esm = box.run(["node", "esm.mjs"])
+    # Debian's own copy of is-number (one of npm's dependencies in the image, on Debian
+    # node's search path) stays hidden from the project's require().
     assert (before.check_status, before.check_passed) == ("cannot run", None), before.output
     assert "Cannot find module 'is-number'" in before.summary()
     assert "lsp-agent sandbox prepare" in before.summary()
-    # Debian's own copy of is-number (an npm dependency in the image) stays hidden.
     assert "Cannot find package 'is-number'" in esm.stderr
 
     refused = cli("sandbox", "prepare", "--repo", str(repo))

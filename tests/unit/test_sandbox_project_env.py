@@ -97,3 +97,18 @@ def test_prepare_asks_first_and_refuses_without_a_terminal(tmp_path, monkeypatch
     err = capsys.readouterr().err
     assert "requirements: six" in err and "no network" in err
     assert not (tmp_path / "data" / "lsp-agent" / "envs").exists()
+
+
+def test_a_refused_node_part_is_shown_before_consent_and_fails_the_command(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    files = {"package.json": '{"dependencies": {"left-pad": "^1"}}', "yarn.lock": "# yarn\n"}
+    node_only = write(tmp_path / "node-only", files)
+    assert prepare_command(node_only, yes=True) == 1  # nothing to consent to
+    assert "sandbox prepare: node: yarn.lock (yarn) is not supported" in capsys.readouterr().err
+    both = write(tmp_path / "both", {**files, "requirements.txt": "six\n"})
+    assert prepare_command(both, yes=False, interactive=False) == 2
+    err = capsys.readouterr().err
+    assert "requirements: six" in err and "node refused: yarn.lock (yarn)" in err
+    assert not (tmp_path / "data" / "lsp-agent" / "envs").exists()

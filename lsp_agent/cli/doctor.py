@@ -182,11 +182,12 @@ def check_sandbox_image(settings: Settings) -> Check:
 
 
 def check_project_env(workspace: Path) -> Check:
-    """Whether the project's declared Python dependencies are prepared for checks."""
-    from sandbox.project_env import env_status
+    """Whether the project's declared dependencies (Python, Node) are prepared for checks."""
+    from sandbox.project_envs import project_status
 
-    detail = env_status(workspace)
-    status = Status.WARN if detail.startswith("not prepared") else Status.OK
+    detail = project_status(workspace)
+    waiting = "not prepared" in detail or "cannot prepare" in detail
+    status = Status.WARN if waiting else Status.OK
     return Check("project env", status, detail)
 
 

@@ -163,10 +163,15 @@ def test_doctor_says_whether_the_project_env_is_ready(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     repo = tmp_path / "repo"
     repo.mkdir()
-    assert check_project_env(repo).detail == "no declared Python dependencies"
+    assert check_project_env(repo).detail == "no declared dependencies (Python or Node)"
     (repo / "requirements.txt").write_text("six\n")
     waiting = check_project_env(repo)
     assert waiting.status is Status.WARN and "lsp-agent sandbox prepare" in waiting.detail
+    assert waiting.detail.startswith("python: not prepared")
+    (repo / "package.json").write_text('{"dependencies": {"is-number": "^7.0.0"}}')
+    both = check_project_env(repo)
+    assert both.status is Status.WARN
+    assert "python: not prepared; node: cannot prepare (no lock file" in both.detail
 
 
 def _features(checks: list[Any]) -> dict[str, Any]:

@@ -26,8 +26,10 @@ def run_code_mode(
     task: str = "do the task",
     env: dict[str, str] | None = None,
     timeout: float = 180,
+    yes: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """`lsp-agent run --yes` in code mode on the real Docker engine, the model scripted."""
+    """`lsp-agent run [--yes]` in code mode on the real Docker engine, the model scripted
+    (without `--yes` and a terminal, every approval is refused)."""
     script = tmp_path / "script.json"
     script.write_text(json.dumps(turns), encoding="utf-8")
     environment = {
@@ -39,8 +41,9 @@ def run_code_mode(
         "PHOENIX_ENABLED": "false",
         **(env or {}),
     }
+    approve = ["--yes"] if yes else []
     return subprocess.run(
-        [sys.executable, "-m", "lsp_agent", "run", task, "--yes", "--repo", str(repo)],
+        [sys.executable, "-m", "lsp_agent", "run", task, *approve, "--repo", str(repo)],
         capture_output=True,
         text=True,
         timeout=timeout,

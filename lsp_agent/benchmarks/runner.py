@@ -36,6 +36,7 @@ class BenchOptions:
     levels: tuple[str, ...] = ()
     chart: Path | None = None
     serve_llama_cpp: bool = False
+    agent_type: str = "tool_calling"  # bench models: AGENT_TYPE for every level
 
 
 class BenchError(RuntimeError):

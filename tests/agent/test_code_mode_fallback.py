@@ -43,3 +43,16 @@ def test_code_mode_falls_back_to_tool_calling_and_says_so(
     assert not marker.exists(), "model code ran on the host"
     assert "patch p1: pkg/calc.py [applied]" in out.stdout, out.stdout
     assert (tmp_repo / "pkg" / "calc.py").read_text().endswith("return b + a\n")
+
+
+def test_bench_models_in_code_mode_refuses_without_docker(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the Docker sandbox every level would quietly run in tool-calling mode."""
+    from lsp_agent.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SANDBOX_BACKEND", "none")
+    assert main(["bench", "models", "--agent-type", "code", "--levels", "L0"]) == 1
+    err = capsys.readouterr().err
+    assert "--agent-type code cannot run here" in err and "SANDBOX_BACKEND=none" in err, err

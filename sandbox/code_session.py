@@ -77,8 +77,11 @@ class CodeSession:
         outcome = StepOutcome()
         with tracing.span("code_run", step=step, code_chars=len(code)) as span:
             channel = self._channel or self._open()
-            channel.send({"run": code, "step": step})
-            self._serve(channel, step, serve_call, outcome)
+            try:
+                channel.send({"run": code, "step": step})
+                self._serve(channel, step, serve_call, outcome)
+            except ChannelBroken as exc:
+                self._lose(outcome, f"The code's container went away ({exc}).")
             tracing.set_attributes(
                 span,
                 calls=len(outcome.calls),
@@ -125,8 +128,8 @@ class CodeSession:
             except ChannelBroken as exc:
                 self._lose(
                     outcome,
-                    "The code's container ended during this step (out of memory, or it "
-                    f"killed itself: {exc}).",
+                    "The code's container ended during this step (out of memory, or the "
+                    f"code ended its runner: {exc}).",
                 )
                 return
             budget -= time.monotonic() - waited

@@ -98,9 +98,10 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
 
 
 def is_error_text(text: str) -> bool:
-    """True for the tools' error schema (`{"error": ..., "message": ...}`)."""
+    """True for the tools' error schema (`{"error": ..., "message": ...}`), also with the
+    loop detector's `[warning]` or `[stop]` note after it."""
     try:
-        data = json.loads(text.strip())
+        data, _ = json.JSONDecoder().raw_decode(text.strip())
     except ValueError:
         return False
     return isinstance(data, dict) and "error" in data and "message" in data

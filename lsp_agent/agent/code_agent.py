@@ -49,7 +49,11 @@ from tools.registry import build_tools
 log = logging.getLogger(__name__)
 
 CODE_BACKENDS = ("auto", "docker")  # the SANDBOX_BACKEND values under which code may run
+# Markdown fences, as small models write them; the closing one ("\n```", not contained in the
+# opening one) is also a stop sequence, so a reply ends with its code block.
+CODE_BLOCK_TAGS = ("```python", "\n```")
 RETRY_NOTE = "Fix the code and try again, or take another approach."
+NOTHING_PRINTED = "Observation: the code printed nothing. print() what you need to see."
 
 
 def _text(role: MessageRole, text: str) -> ChatMessage:
@@ -95,13 +99,30 @@ class LspCodeAgent(CodeAgent):  # type: ignore[misc]
                 _text(MessageRole.ASSISTANT, f"[code hidden to save context; it called {calls}]")
             )
         parts = []
-        if step.observations:
-            parts.append(f"Observation:\n{step.observations}")
+        observation = compact_observation(step.observations or "")
+        if observation:
+            parts.append(f"Observation:\n{observation}")
         if step.error is not None:
             parts.append(f"Error: {step.error}\n{RETRY_NOTE}")
+        elif not parts and step.code_action is not None and not step.is_final_answer:
+            parts.append(NOTHING_PRINTED)
         if parts:
             messages.append(_text(MessageRole.USER, "\n".join(parts)))
         return messages
+
+
+LOGS_HEADER = "Execution logs:\n"
+OUTPUT_HEADER = "Last output from code snippet:\n"
+
+
+def compact_observation(observation: str) -> str:
+    """smolagents' code observation without its headers and without a `None` last value:
+    the printed text, then `Value: …` when the last expression had one."""
+    logs, _, value = observation.partition(OUTPUT_HEADER)
+    logs = logs.removeprefix(LOGS_HEADER).rstrip("\n")
+    if value.strip() in ("", "None"):
+        return logs
+    return f"{logs}\nValue: {value}" if logs else f"Value: {value}"
 
 
 class CodeStepMonitor(StepMonitor):
@@ -218,7 +239,7 @@ def build_code_agent(
         model=model,
         prompt_templates=code_model_templates(),
         executor=executor,
-        code_block_tags="markdown",
+        code_block_tags=CODE_BLOCK_TAGS,
         max_steps=max_steps,
         verbosity_level=LogLevel.OFF,
         step_callbacks={ActionStep: monitor},

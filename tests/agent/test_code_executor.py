@@ -56,3 +56,16 @@ def test_once_stopped_no_call_runs(tmp_repo: Path) -> None:
     text, is_error = executor.serve_call("read_file", {"path": "pkg/calc.py"})
     assert is_error and text == "RunStopped: the job was cancelled"
     assert context.state.summary()["tool_calls"] == 0
+
+
+def test_code_observations_lose_their_headers_and_a_none_value() -> None:
+    from lsp_agent.agent.code_agent import compact_observation
+
+    logs = "Execution logs:\nline 1\nline 2\n"
+    assert compact_observation(logs + "Last output from code snippet:\nNone") == "line 1\nline 2"
+    assert compact_observation(logs + "Last output from code snippet:\n42") == (
+        "line 1\nline 2\nValue: 42"
+    )
+    assert compact_observation("Execution logs:\nLast output from code snippet:\n7") == "Value: 7"
+    masked = "[hidden to save context: ok, 2500 chars]"
+    assert compact_observation(masked) == masked

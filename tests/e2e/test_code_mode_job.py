@@ -57,11 +57,18 @@ def run(
     )
 
 
-def our_containers() -> list[object]:
+def our_containers(wait_s: float = 10.0) -> list[object]:
+    """This process's sandbox containers, after waiting up to `wait_s` for them to go
+    (a removal Docker already runs for `auto_remove` can take a moment)."""
     client = docker.from_env()
+    owner = f"{LABEL}.owner={socket.gethostname()}:{os.getpid()}"
+    deadline = time.monotonic() + wait_s
     try:
-        owner = f"{LABEL}.owner={socket.gethostname()}:{os.getpid()}"
-        return list(client.containers.list(all=True, filters={"label": owner}))
+        while True:
+            found = list(client.containers.list(all=True, filters={"label": owner}))
+            if not found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.2)
     finally:
         client.close()
 

@@ -40,6 +40,7 @@ from lsp_agent.agent.factory import (
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.prompts import step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
+from lsp_agent.models.robust import UnusableReply
 from sandbox.code_session import CodeSession
 from sandbox.config import SandboxConfig
 from tools.base import ToolContext
@@ -91,6 +92,9 @@ class LspCodeAgent(CodeAgent):  # type: ignore[misc]
         """A past step: the model's reply (or one line when masked), then what it printed,
         returned or raised."""
         messages = []
+        reply = step.model_output_message
+        if isinstance(reply, UnusableReply) and reply.problem:  # the model call failed
+            return [_text(MessageRole.USER, f"Error: {unusable_reply_text(reply.problem)}")]
         if step.model_output is not None:
             messages.append(_text(MessageRole.ASSISTANT, str(step.model_output).strip()))
         elif step.code_action is not None:  # masked by the context budget
@@ -111,8 +115,18 @@ class LspCodeAgent(CodeAgent):  # type: ignore[misc]
         return messages
 
 
+UNUSABLE_PREFIX = "Your last reply could not be used: "
 LOGS_HEADER = "Execution logs:\n"
 OUTPUT_HEADER = "Last output from code snippet:\n"
+
+
+def unusable_reply_text(problem: str) -> str:
+    """The model boundary's problem text (`RobustModel`), told for code mode."""
+    reason = problem.removeprefix(UNUSABLE_PREFIX).split(". Reply with", 1)[0]
+    return (
+        f"{UNUSABLE_PREFIX}{reason}. Reply with a short thought and one ```python block; "
+        'when the task is done, call final_answer("...") in it.'
+    )
 
 
 def compact_observation(observation: str) -> str:

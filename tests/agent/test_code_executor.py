@@ -69,3 +69,12 @@ def test_code_observations_lose_their_headers_and_a_none_value() -> None:
     assert compact_observation("Execution logs:\nLast output from code snippet:\n7") == "Value: 7"
     masked = "[hidden to save context: ok, 2500 chars]"
     assert compact_observation(masked) == masked
+
+
+def test_a_failed_model_call_is_told_in_code_mode_terms() -> None:
+    from lsp_agent.agent.code_agent import unusable_reply_text
+    from lsp_agent.models.robust import recovery_text
+
+    text = unusable_reply_text(recovery_text("the model server timed out", None))
+    assert text.startswith("Your last reply could not be used: the model server timed out.")
+    assert "```python" in text and "tool call" not in text

@@ -119,3 +119,12 @@ def test_the_context_budget_masks_old_code_steps(tmp_repo, sandbox_image):
     assert any("[hidden to save context" in t for t in texts), texts
     assert "step 0" not in "\n".join(texts)  # the oldest step's code and output are gone
     assert sum(len(t) for t in texts) / 2.2 < 2048 * 0.75
+
+
+def test_a_failed_model_call_is_an_observation_in_code_terms(tmp_repo, sandbox_image):
+    model = ScriptedModel([{"error": "upstream overloaded", "status": 503}, FINAL])
+    result = run(tmp_repo, model)
+    assert result.status == "answered", result
+    told = model.calls[1].text()
+    assert "Your last reply could not be used" in told and "```python block" in told, told
+    assert "Error in code parsing" not in told, told

@@ -1,12 +1,14 @@
 """Code mode through the real language server over stdio, on the real Docker engine: the
-model is a scripted OpenAI-compatible endpoint on 127.0.0.1 whose replies are code. One
-code step reads app.py, proposes a patch made from what it read and applies it; the editor
+model is a scripted OpenAI-compatible endpoint on 127.0.0.1 whose replies are code. A first
+step tries to write app.py directly (it reaches only the container); then one code step
+reads app.py, proposes a patch made from what it read and applies it; the editor
 approves and writes the edit. The requests show code mode's prompt (tools as functions, no
 tool schemas) and the observation the code printed."""
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -29,7 +31,17 @@ from tests.lsp.editor import (
 
 pytestmark = pytest.mark.docker
 
+MARKER = f"/tmp/lsp-agent-code-editor-{uuid.uuid4().hex}"
 TURNS = [
+    code_turn(
+        f"""
+import os
+open("app.py", "w").write("pwned")  # the container's /tmp, not the workspace
+os.system("touch {MARKER}")
+print("wrote", os.path.abspath("app.py"))
+""",
+        "Try to write the file directly.",
+    ),
     code_turn(
         """
 source = read_file(path="app.py")
@@ -88,8 +100,11 @@ async def test_a_code_step_reads_patches_and_applies_in_the_editor(
     end = await job_end(code_editor, started["jobId"])
     assert end.type == types.MessageType.Info, end.message
     assert "add() now adds, in one code step." in end.message
+    # The direct write reached only the container; the edit came through the tools.
     assert (workspace / "app.py").read_text() == APP.replace("a - b", "a + b")
-    first, second = model.chat_requests[0], model.chat_requests[1]
+    assert not Path(MARKER).exists()
+    first, second = model.chat_requests[0], model.chat_requests[2]
+    assert "wrote /tmp/app.py" in json.dumps(model.chat_requests[1]["messages"])
     assert "tools" not in first, "code mode sends no tool schemas"
     system = str(first["messages"][0]["content"])
     assert "propose_patch(path, old, new)" in system and "```python" in system, system

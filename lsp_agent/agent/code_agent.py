@@ -27,6 +27,7 @@ from smolagents.models import ChatMessage, MessageRole, Model
 from smolagents.monitoring import LogLevel
 
 from lsp_agent.agent.code_executor import SandboxedPythonExecutor
+from lsp_agent.agent.code_messages import code_step_messages, text_message
 from lsp_agent.agent.code_prompts import code_model_templates, code_system_prompt
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.factory import (
@@ -40,7 +41,6 @@ from lsp_agent.agent.factory import (
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.prompts import step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
-from lsp_agent.models.robust import UnusableReply
 from sandbox.code_session import CodeSession
 from sandbox.config import SandboxConfig
 from tools.base import ToolContext
@@ -53,12 +53,6 @@ CODE_BACKENDS = ("auto", "docker")  # the SANDBOX_BACKEND values under which cod
 # Markdown fences, as small models write them; the closing one ("\n```", not contained in the
 # opening one) is also a stop sequence, so a reply ends with its code block.
 CODE_BLOCK_TAGS = ("```python", "\n```")
-RETRY_NOTE = "Fix the code and try again, or take another approach."
-NOTHING_PRINTED = "Observation: the code printed nothing. print() what you need to see."
-
-
-def _text(role: MessageRole, text: str) -> ChatMessage:
-    return ChatMessage(role=role, content=[{"type": "text", "text": text}])
 
 
 class LspCodeAgent(CodeAgent):  # type: ignore[misc]
@@ -85,58 +79,11 @@ class LspCodeAgent(CodeAgent):  # type: ignore[misc]
         hint = next_step(latest.id, latest.status) if latest else ""
         notes = step_notes(self.step_number, self.max_steps, patches.summary(), hint)
         if notes and not summary_mode:
-            messages.append(_text(MessageRole.USER, notes))
+            messages.append(text_message(MessageRole.USER, notes))
         return messages
 
     def step_messages(self, step: ActionStep) -> list[ChatMessage]:
-        """A past step: the model's reply (or one line when masked), then what it printed,
-        returned or raised."""
-        messages = []
-        reply = step.model_output_message
-        if isinstance(reply, UnusableReply) and reply.problem:  # the model call failed
-            return [_text(MessageRole.USER, f"Error: {unusable_reply_text(reply.problem)}")]
-        if step.model_output is not None:
-            messages.append(_text(MessageRole.ASSISTANT, str(step.model_output).strip()))
-        elif step.code_action is not None:  # masked by the context budget
-            calls = ", ".join(self.step_calls.get(step.step_number, [])) or "no tools"
-            messages.append(
-                _text(MessageRole.ASSISTANT, f"[code hidden to save context; it called {calls}]")
-            )
-        parts = []
-        observation = compact_observation(step.observations or "")
-        if observation:
-            parts.append(f"Observation:\n{observation}")
-        if step.error is not None:
-            parts.append(f"Error: {step.error}\n{RETRY_NOTE}")
-        elif not parts and step.code_action is not None and not step.is_final_answer:
-            parts.append(NOTHING_PRINTED)
-        if parts:
-            messages.append(_text(MessageRole.USER, "\n".join(parts)))
-        return messages
-
-
-UNUSABLE_PREFIX = "Your last reply could not be used: "
-LOGS_HEADER = "Execution logs:\n"
-OUTPUT_HEADER = "Last output from code snippet:\n"
-
-
-def unusable_reply_text(problem: str) -> str:
-    """The model boundary's problem text (`RobustModel`), told for code mode."""
-    reason = problem.removeprefix(UNUSABLE_PREFIX).split(". Reply with", 1)[0]
-    return (
-        f"{UNUSABLE_PREFIX}{reason}. Reply with a short thought and one ```python block; "
-        'when the task is done, call final_answer("...") in it.'
-    )
-
-
-def compact_observation(observation: str) -> str:
-    """smolagents' code observation without its headers and without a `None` last value:
-    the printed text, then `Value: …` when the last expression had one."""
-    logs, _, value = observation.partition(OUTPUT_HEADER)
-    logs = logs.removeprefix(LOGS_HEADER).rstrip("\n")
-    if value.strip() in ("", "None"):
-        return logs
-    return f"{logs}\nValue: {value}" if logs else f"Value: {value}"
+        return code_step_messages(step, self.step_calls.get(step.step_number, []))
 
 
 class CodeStepMonitor(StepMonitor):

@@ -257,7 +257,12 @@ def test_the_sandbox_checks_a_fix_with_the_levels_own_test(key: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "model"),
-    [("scripted", "scripted"), ("embedded", "embedded"), ("scripted-code", "scripted")],
+    [
+        ("scripted", "scripted"),
+        ("embedded", "embedded"),
+        ("scripted-code", "scripted"),
+        ("embedded-code", "embedded"),
+    ],
 )
 def test_committed_results_match_the_docs(name: str, model: str) -> None:
     docs = Path(__file__).resolve().parents[2] / "docs"

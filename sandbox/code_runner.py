@@ -231,6 +231,23 @@ def limit_memory(limit: int = ADDRESS_SPACE_LIMIT) -> None:
         pass
 
 
+def exit_when_the_host_leaves(fd: int) -> None:
+    """Watch our stdin from a thread: when the host closes it (it died, or dropped this
+    container) the runner ends at once, even in the middle of an endless step, and the
+    container with it. Only a hang-up wakes the poll, never data (that is the main thread's)."""
+    import select
+
+    def watch() -> None:
+        poller = select.poll()
+        poller.register(fd, 0)  # hang-ups and errors are always reported
+        while True:
+            for _fd, event in poller.poll():
+                if event & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                    os._exit(0)
+
+    threading.Thread(target=watch, name="host-watch", daemon=True).start()
+
+
 def main() -> None:
     limit_memory()
     # Our protocol gets its own copy of stdout; what anything else writes to fd 1 (a child
@@ -240,6 +257,7 @@ def main() -> None:
     inbox = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)  # the code's own stdin is empty: host messages are not for it
+    exit_when_the_host_leaves(inbox.fileno())
     Runner(inbox, outbox).serve()
 
 

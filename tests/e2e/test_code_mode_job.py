@@ -128,3 +128,38 @@ def test_a_failed_model_call_is_an_observation_in_code_terms(tmp_repo, sandbox_i
     told = model.calls[1].text()
     assert "Your last reply could not be used" in told and "```python block" in told, told
     assert "Error in code parsing" not in told, told
+
+
+HOST_THAT_DIES = """
+import os, sys, time
+import docker
+from sandbox.code_container import start_code_container
+channel = start_code_container(docker.from_env(), sys.argv[1])
+channel.send({"tools": []})
+channel.send({"run": "while True:\\n    pass", "step": 1})
+print(channel.container_id, flush=True)
+time.sleep(1)
+os._exit(9)  # killed mid-step: no cleanup runs
+"""
+
+
+def test_a_host_that_dies_mid_step_leaves_no_container(sandbox_image):
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", HOST_THAT_DIES, sandbox_image],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    container_id = out.stdout.strip()
+    assert out.returncode == 9 and container_id, out.stderr
+    client = docker.from_env()
+    try:
+        deadline = time.monotonic() + 15
+        while client.containers.list(all=True, filters={"id": container_id}):
+            assert time.monotonic() < deadline, "the endless step outlived its host"
+            time.sleep(0.2)
+    finally:
+        client.close()

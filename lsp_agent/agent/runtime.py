@@ -129,6 +129,18 @@ def step_limit_message(max_steps: int) -> str:
     )
 
 
+def agent_builder(settings: Settings) -> Callable[..., Any]:
+    """`build_agent`, or code mode's builder when AGENT_TYPE=code (which falls back to
+    `build_agent` itself when model code cannot run in Docker)."""
+    if settings.agent_type == "code":
+        from lsp_agent.agent.code_agent import code_agent_builder
+
+        return code_agent_builder(settings.sandbox_config())
+    from lsp_agent.agent.factory import build_agent
+
+    return build_agent
+
+
 def _status(
     error: BaseException | None, cancel: threading.Event, stopped: bool, answered: bool
 ) -> JobStatus:
@@ -162,7 +174,6 @@ def run_agent_job(
     quiet_third_party_imports()
     from smolagents.utils import AgentError
 
-    from lsp_agent.agent.factory import build_agent
     from lsp_agent.agent.instructions import task_message
     from lsp_agent.agent.memory import WorkspaceMemory
     from lsp_agent.agent.telemetry import setup_telemetry
@@ -191,7 +202,7 @@ def run_agent_job(
         settings, workspace, approvals, writer, on_progress, cancel=cancel, mcp_servers=mcp_servers
     )
     offer_argument_choices(inner, context)
-    agent, monitor = build_agent(
+    agent, monitor = agent_builder(settings)(
         robust,
         context,
         max_steps=settings.agent_max_steps,
@@ -212,6 +223,8 @@ def run_agent_job(
         log.exception("agent job failed")
         error = exc
     finally:
+        if hasattr(agent, "cleanup"):  # code mode: remove the code container
+            agent.cleanup()
         context.close()
     status = _status(error, cancel, context.state.stopped, monitor.final_answer_given)
     message = ""
@@ -228,7 +241,7 @@ def run_agent_job(
     return JobResult(
         status=status,
         answer=str(answer) if answer is not None else "",
-        steps=len(monitor.tools_used) or context.state.step,
+        steps=getattr(monitor, "steps_taken", 0) or len(monitor.tools_used) or context.state.step,
         error=message,
         patches=[patch.line() for patch in context.patches.all()],
         tools_used=monitor.tools_used,

@@ -1,4 +1,5 @@
-"""`lsp-agent bench models --model ID [--model ID2 …] [--levels L0,L3] [--chart PNG]`.
+"""`lsp-agent bench models --model ID [--model ID2 …] [--levels L0,L3] [--chart PNG]
+[--agent-type code]`.
 
 The small-model compliance suite (`lsp_agent.benchmarks.compliance`): eleven levels of
 coding tasks on a shipped fixture repository, each checked on its outcome. `--model
@@ -6,8 +7,9 @@ scripted` (the default) plays the levels' reference solutions — deterministic,
 what CI runs; any other id is built like `MODEL_ID` (`embedded`, `ollama_chat/…`,
 `openai/…` with `MODEL_API_BASE`). `--serve-llama-cpp` starts llama-cpp-python's server with
 SmolLM2 on 127.0.0.1 (`lsp_agent.testing.llama_cpp_server`) and adds it as `openai/smollm2`;
-set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. Progress goes to stderr, the
-tables to stdout.
+set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. `--agent-type code` runs the
+levels in code mode (needs the Docker sandbox; `scripted` then plays the code-form
+references, `compliance.code_reference`). Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from dotenv import dotenv_values
 
+from lsp_agent.benchmarks.compliance.code_reference import code_reference
 from lsp_agent.benchmarks.compliance.levels import LEVELS, Level, select_levels
 from lsp_agent.benchmarks.compliance.report import print_report, suite_json
 from lsp_agent.benchmarks.compliance.suite import (
@@ -47,9 +50,15 @@ def phoenix_requested(workspace: Path) -> bool:
 
 
 def command_line(
-    runs: int, models: tuple[str, ...], levels: tuple[Level, ...], served: str = ""
+    runs: int,
+    models: tuple[str, ...],
+    levels: tuple[Level, ...],
+    served: str = "",
+    agent_type: str = "tool_calling",
 ) -> str:
     words = ["lsp-agent", "bench", "models", "--runs", str(runs)]
+    if agent_type != "tool_calling":
+        words += ["--agent-type", agent_type]
     for model_id in models:
         if model_id != served:
             words += ["--model", model_id]
@@ -60,9 +69,9 @@ def command_line(
     return " ".join(words)
 
 
-def _model_for_level(model_id: str) -> ModelForLevel:
+def _model_for_level(model_id: str, agent_type: str = "tool_calling") -> ModelForLevel:
     if model_id == SCRIPTED:
-        return scripted_reference
+        return code_reference if agent_type == "code" else scripted_reference
     return lambda level: None  # built from the settings' model id by the runtime
 
 
@@ -77,6 +86,16 @@ def _progress(model_id: str, runs: int) -> Any:
         )
 
     return show
+
+
+def _check_code_mode(settings: Settings) -> None:
+    """Code mode needs the Docker sandbox; without it every level would silently run in
+    tool-calling mode, so the bench refuses instead."""
+    from lsp_agent.agent.code_agent import code_mode_problem
+
+    problem = code_mode_problem(settings.sandbox_config())
+    if problem:
+        raise BenchError(f"--agent-type code cannot run here: {problem}")
 
 
 def _check_reachable(settings: Settings) -> None:
@@ -120,6 +139,9 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
     workspace = Path.cwd()
     base, _ = load_settings(workspace=workspace)
     keep_phoenix = phoenix_requested(workspace)
+    base = dataclasses.replace(base, agent_type=options.agent_type)
+    if options.agent_type == "code":
+        _check_code_mode(base)
     settings = {m: suite_settings(base, m, keep_phoenix=keep_phoenix) for m in models}
     if served_base:
         settings[SERVED_MODEL] = dataclasses.replace(
@@ -134,7 +156,7 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
             levels,
             runs,
             settings[model_id],
-            _model_for_level(model_id),
+            _model_for_level(model_id, options.agent_type),
             on_run=_progress(model_id, runs),
         )
         results[model_id] = model_results(stats)
@@ -143,8 +165,11 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
         runs=runs,
         levels=[level.key for level in levels],
         command=("MODEL_CONSTRAINED_CALLS=true " if base.model_constrained_calls else "")
-        + command_line(runs, models, levels, SERVED_MODEL if served_base else ""),
+        + command_line(
+            runs, models, levels, SERVED_MODEL if served_base else "", options.agent_type
+        ),
     )
+    figures["agent_type"] = options.agent_type
     if options.chart is not None:
         from lsp_agent.benchmarks.compliance.chart import write_chart
 

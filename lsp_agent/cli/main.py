@@ -83,8 +83,26 @@ def _bench(args: argparse.Namespace) -> int:
         levels=tuple(part for part in (args.levels or "").split(",") if part.strip()),
         chart=args.chart,
         serve_llama_cpp=args.serve_llama_cpp,
+        agent_type=args.agent_type,
     )
     return run_bench(args.name, runs=args.runs, output=args.output, options=options)
+
+
+def _add_bench_agent_options(bench: Any) -> None:
+    """`bench models`: which server and which kind of agent the levels run with."""
+    bench.add_argument(
+        "--serve-llama-cpp",
+        action="store_true",
+        help="bench models: start llama-cpp-python's server with SmolLM2 on 127.0.0.1 and add "
+        "it as the model `openai/smollm2` (needs the dev group's server extras)",
+    )
+    bench.add_argument(
+        "--agent-type",
+        choices=("tool_calling", "code"),
+        default="tool_calling",
+        help="bench models: the agent the levels run with (`code`: the model writes Python, "
+        "run in the Docker sandbox; the scripted model plays the code-form references)",
+    )
 
 
 def _add_trust(sub: Any) -> None:
@@ -199,12 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--chart", type=Path, metavar="PNG", help="bench models: draw pass rate per level here"
     )
-    bench.add_argument(
-        "--serve-llama-cpp",
-        action="store_true",
-        help="bench models: start llama-cpp-python's server with SmolLM2 on 127.0.0.1 and add "
-        "it as the model `openai/smollm2` (needs the dev group's server extras)",
-    )
+    _add_bench_agent_options(bench)
     bench.set_defaults(handler=_bench)
 
     phoenix = sub.add_parser("phoenix", help="start a local Arize Phoenix server for traces")

@@ -109,3 +109,6 @@ def test_fixed_prompt_is_at_most_35_percent_of_smolagents_default() -> None:
     assert figures["ours_total_tokens"] < figures["ours_mcp_1_tokens"]
     assert figures["ours_mcp_1_tokens"] < figures["ours_mcp_10_tokens"]
     assert 20 < figures["mcp_tokens_per_tool"] < 150, figures
+    # code mode: the tools as signatures in the system prompt, no schemas
+    assert figures["code_system_tokens"] < figures["ours_total_tokens"], figures
+    assert figures["code_ratio"] <= prompt_bench.TARGET_RATIO, figures

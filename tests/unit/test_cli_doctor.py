@@ -242,3 +242,13 @@ def test_doctor_probes_ollama_native_chat(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert list(features) == ["tools", "format=<JSON schema>", "streaming"]
     assert all(c.status is Status.OK for c in features.values()), features
     assert paths == ["/api/chat"] * 3
+
+
+def test_doctor_says_when_code_mode_falls_back_to_tool_calling() -> None:
+    from lsp_agent.cli.doctor import check_code_mode
+
+    assert check_code_mode(Settings()) == []  # tool calling: nothing to say
+    (check,) = check_code_mode(Settings(agent_type="code", sandbox_backend="none"))
+    assert check.status is Status.WARN and not check.required
+    assert "unavailable (SANDBOX_BACKEND=none" in check.detail
+    assert "jobs use tool calling" in check.detail

@@ -147,7 +147,10 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     type: 'string',
     default: 'tool_calling',
     enum: ['tool_calling', 'code'],
-    enumDescriptions: ['The model calls tools with JSON.', 'The model writes Python actions.'],
+    enumDescriptions: [
+      'The model calls tools with JSON.',
+      'The model writes Python, run in the Docker sandbox (tool calling without Docker).',
+    ],
     markdownDescription: 'How the agent acts.',
   },
   {

@@ -252,7 +252,8 @@ class Settings:
     agent_type: str = _user(
         "tool_calling",
         _choice(AGENT_TYPES),
-        "`tool_calling` (JSON tool calls) or `code` (the model writes Python actions).",
+        "`tool_calling` (JSON tool calls) or `code` (the model writes Python, run in the "
+        "Docker sandbox; tool calling without it).",
     )
     agent_planning_interval: int = _field(
         0,

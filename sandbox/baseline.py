@@ -15,6 +15,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,6 +32,10 @@ class TreeDigest:
     def __init__(self, root: Path, excludes: Iterable[str]) -> None:
         self.root = Path(root)
         self.excludes = tuple(excludes)
+        # One compiled pattern: fnmatch per name and pattern was most of a digest's time.
+        self._excluded_name = re.compile(
+            "|".join(fnmatch.translate(pattern) for pattern in self.excludes) or "(?!)"
+        ).match
         self._known: dict[str, tuple[tuple[int, int, int], str]] = {}
         self._lock = threading.Lock()
 
@@ -56,17 +61,23 @@ class TreeDigest:
         return total.hexdigest()
 
     def _entries(self) -> Iterable[tuple[str, str]]:
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = [name for name in dirnames if not self._excluded(name)]
-            links = [name for name in dirnames if os.path.islink(os.path.join(dirpath, name))]
-            for name in [*filenames, *links]:
-                if self._excluded(name):
+        """(relative path, full path) of every copied file and directory link."""
+        pending = [(str(self.root), "")]
+        while pending:
+            directory, prefix = pending.pop()
+            try:
+                with os.scandir(directory) as listing:
+                    found = list(listing)
+            except OSError:
+                continue
+            for entry in found:
+                if self._excluded_name(entry.name):
                     continue
-                full = os.path.join(dirpath, name)
-                yield os.path.relpath(full, self.root).replace(os.sep, "/"), full
-
-    def _excluded(self, name: str) -> bool:
-        return any(fnmatch.fnmatch(name, pattern) for pattern in self.excludes)
+                relative = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, relative + "/"))
+                else:  # files, and links (to directories too: copied as links)
+                    yield relative, entry.path
 
     def _file_digest(self, relative: str, full: str) -> str | None:
         try:

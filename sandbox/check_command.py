@@ -1,10 +1,14 @@
 """Which command checks a patch: `CHECK_COMMAND`, else an automatic one.
 
-Automatic: `python -m pytest -q` when the repository has pytest tests, else the test
-script of `package.json` (what `npm test` runs, not npm's placeholder) as `sh -c SCRIPT`:
-the image has Debian's Node but not npm, whose Debian package cannot be debootstrapped.
-Other languages (Go, Rust, ...) use `CHECK_COMMAND` once their toolchain is in the image
-(sandbox/README.md).
+Automatic, the first that fits the repository:
+- `python -m pytest -q` when it has pytest tests;
+- `npm test` when `package.json` has a real test script (not npm's placeholder);
+- `go test ./...` when it has `go.mod`;
+- `cargo test` when it has `Cargo.toml`.
+
+The default image has Python and Node with npm; Go and Rust are not in it (size). A
+command whose program the image lacks is not run: the check says `cannot run` with
+`toolchain_problem`'s text, pointing at sandbox/README.md ("Adding a toolchain").
 """
 
 from __future__ import annotations
@@ -13,12 +17,17 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from sandbox.config import SandboxConfig
 
 AUTO_CHECK_COMMAND = ("python", "-m", "pytest", "-q")
+NPM_TEST = ("npm", "test")
+GO_TEST = ("go", "test", "./...")
+CARGO_TEST = ("cargo", "test")
+# Programs of the auto commands that an image may lack, with the Debian package to add.
+TOOLCHAINS = {"npm": "npm", "go": "golang-go", "cargo": "cargo"}
 _NPM_PLACEHOLDER = "no test specified"
 COPY_EXCLUDES = (
     ".git",
@@ -46,12 +55,38 @@ def resolve_check_command(
     configured = config.check_command.strip()
     if configured:
         return tuple(shlex.split(configured))
+    return auto_check_command(repo_root, extra_paths)
+
+
+def auto_check_command(repo_root: Path, extra_paths: Iterable[str] = ()) -> tuple[str, ...] | None:
+    """The automatic command for the repository's language; None when none fits."""
     if has_tests(repo_root, extra_paths):
         return AUTO_CHECK_COMMAND
-    script = node_test_script(repo_root)
-    if script is not None:
-        return ("sh", "-c", script)
+    if node_test_script(repo_root) is not None:
+        return NPM_TEST  # through npm: its PATH (node_modules/.bin) and pre/post scripts
+    if (repo_root / "go.mod").is_file():
+        return GO_TEST
+    if (repo_root / "Cargo.toml").is_file():
+        return CARGO_TEST
     return None
+
+
+def toolchain_problem(command: Iterable[str], has_program: Callable[[str], bool]) -> str:
+    """Why `command` cannot run when its toolchain is missing from the image; "" if not.
+
+    Only the auto commands' programs (`TOOLCHAINS`) are asked about; `has_program`
+    answers for the sandbox image (the driver looks them up when it starts).
+    """
+    argv = list(command)
+    program = argv[0] if argv else ""
+    package = TOOLCHAINS.get(program)
+    if package is None or has_program(program):
+        return ""
+    return (
+        f"`{program}` is not in the sandbox image; fix: add the Debian package "
+        f'`{package}` to the image recipe (sandbox/README.md, "Adding a toolchain") '
+        "and run `lsp-agent sandbox build`, or set CHECK_COMMAND"
+    )
 
 
 def node_test_script(repo_root: Path) -> str | None:

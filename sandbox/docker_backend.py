@@ -26,9 +26,10 @@ from sandbox.engine import (
     ContainerEngine,
     DriverChannel,
     EngineError,
+    ProjectMounts,
 )
-from sandbox.hardening import WORK_COPY, WORKSPACE
-from sandbox.project_env import ready_env
+from sandbox.hardening import NODE_MODULES_MOUNT, WORK_COPY, WORKSPACE
+from sandbox.project_envs import ready_mounts
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ class DockerSandbox(DriverBackedSandbox):
         self._lock = threading.RLock()
         self._closed = False
         self.containers_started = 0
-        self._channel_env: Path | None = None  # the project environment the container mounts
+        self._channel_env = ProjectMounts()  # the project environments the container mounts
         self._close_engine = weakref.finalize(self, engine.close) if owns_engine else None
 
     @property
@@ -75,6 +76,7 @@ class DockerSandbox(DriverBackedSandbox):
             "excludes": list(COPY_EXCLUDES),
             "copy_hint": _COPY_HINT,
             "junit_path": JUNIT_PATH,
+            "node_modules": NODE_MODULES_MOUNT,
         }
 
     def _execute(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
@@ -105,12 +107,20 @@ class DockerSandbox(DriverBackedSandbox):
             return answer
 
     def environment_key(self) -> str:
-        env = ready_env(self.repo_root)
-        return env.name if env is not None else ""
+        return ready_mounts(self.repo_root).key()
+
+    def has_program(self, name: str) -> bool:
+        """Whether the image has `name` on PATH, as its driver found at start (unknown: yes)."""
+        with self._lock:
+            try:
+                channel = self._ensure_channel()
+            except SandboxUnavailable:
+                return True  # the check itself will say the sandbox is unavailable
+            return bool(channel.programs.get(name, True))
 
     def _ensure_channel(self) -> DriverChannel:
         channel = self._channel
-        env = ready_env(self.repo_root)
+        env = ready_mounts(self.repo_root)
         if channel is not None:
             if channel.alive() and env == self._channel_env:
                 return channel

@@ -28,8 +28,15 @@ from sandbox.docker_client import (
     connect,
     remote_engine,
 )
-from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError, EngineNotLocal
+from sandbox.engine import (
+    ChannelBroken,
+    ChannelTimeout,
+    EngineError,
+    EngineNotLocal,
+    ProjectMounts,
+)
 from sandbox.hardening import (
+    NODE_MODULES_MOUNT,
     PROJECT_ENV_MOUNT,
     WORKSPACE,
     container_options,
@@ -80,7 +87,7 @@ class DockerEngine:
         return image_exists(image, self._client)
 
     def start_driver(
-        self, repo_root: Path, image: str, project_env: Path | None = None
+        self, repo_root: Path, image: str, project_env: ProjectMounts | None = None
     ) -> DockerDriverChannel:
         container_id, view, sock = self._create_with_view(
             repo_root, image, ["serve", "--sweep"], TREES, warm=True, project_env=project_env
@@ -102,7 +109,7 @@ class DockerEngine:
         image: str,
         job: dict[str, Any],
         timeout_s: float,
-        project_env: Path | None = None,
+        project_env: ProjectMounts | None = None,
     ) -> dict[str, Any]:
         payload = base64.b64encode(json.dumps(job).encode()).decode()
         api = self._client.api
@@ -133,7 +140,7 @@ class DockerEngine:
         trees: int,
         *,
         warm: bool,
-        project_env: Path | None = None,
+        project_env: ProjectMounts | None = None,
     ) -> tuple[str, RepoView, Any]:
         """Create and start a container, with overlay trees when the engine can mount them.
 
@@ -184,7 +191,7 @@ class DockerEngine:
         command: list[str],
         *,
         warm: bool,
-        project_env: Path | None = None,
+        project_env: ProjectMounts | None = None,
     ) -> str:
         from docker.errors import DockerException, ImageNotFound
 
@@ -192,8 +199,11 @@ class DockerEngine:
         user = f"{view.user[0]}:{view.user[1]}"
         working_dir = view.tree_paths[0] if view.overlay else WORKSPACE
         binds = dict(view.binds)
-        if project_env is not None:  # a prepared project environment, read-only
-            binds[str(project_env)] = {"bind": PROJECT_ENV_MOUNT, "mode": "ro"}
+        env = project_env or ProjectMounts()
+        if env.python is not None:  # prepared project environments, read-only
+            binds[str(env.python)] = {"bind": PROJECT_ENV_MOUNT, "mode": "ro"}
+        if env.node_modules is not None:
+            binds[str(env.node_modules)] = {"bind": NODE_MODULES_MOUNT, "mode": "ro"}
         try:
             host_config = api.create_host_config(
                 **host_config_options(binds, view.mounts, auto_remove=warm)
@@ -206,7 +216,7 @@ class DockerEngine:
                     stdin_open=warm,
                     user=user,
                     working_dir=working_dir,
-                    project_env=project_env is not None,
+                    project_env=env.python is not None,
                 ),
             )
         except ImageNotFound as exc:
@@ -242,11 +252,15 @@ class DockerDriverChannel:
         self._lines = b""
         self._stderr = b""
         self._closed = False
+        self.programs: dict[str, bool] = {}
 
     def wait_ready(self, timeout_s: float) -> dict[str, Any]:
         message = self._next_message(time.monotonic() + timeout_s)
         if not message.get("ready"):
             raise ChannelBroken(f"unexpected first message from the driver: {message}")
+        programs = message.get("programs")
+        if isinstance(programs, dict):
+            self.programs = {str(name): bool(found) for name, found in programs.items()}
         return message
 
     def request(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:

@@ -37,6 +37,9 @@ from sandbox.driver_steps import finish, killpg, prepare, read_report, supervise
 
 MARKER = "@@lsp-agent@@ "
 SCRATCH_DIRS = ("/tmp", "/dev/shm")  # emptied between jobs (serve --sweep)
+PROBED_PROGRAMS = ("node", "npm", "go", "cargo")  # toolchains the auto check commands need
+# In the image (recipe/build-rootfs.sh): hides Debian's npm packages from project code.
+NODE_PRELOAD = "/usr/lib/lsp-agent/node-hermetic.js"
 _PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 
 
@@ -238,6 +241,8 @@ def _option(argv: list[str], name: str) -> list[str] | None:
 
 
 def main(argv: list[str]) -> int:
+    if os.path.isfile(NODE_PRELOAD):  # every Node process of every job loads it first
+        os.environ["NODE_OPTIONS"] = f"--require {NODE_PRELOAD}"
     pytest_module: Any = None
     with contextlib.suppress(ImportError):
         import pytest as pytest_module
@@ -251,7 +256,15 @@ def main(argv: list[str]) -> int:
     sweep = "--sweep" in argv
     if sweep:
         clean_scratch()
-    _emit({"ready": True, "pytest": pytest_module is not None, "pid": os.getpid()})
+    programs = {name: shutil.which(name) is not None for name in PROBED_PROGRAMS}
+    _emit(
+        {
+            "ready": True,
+            "pytest": pytest_module is not None,
+            "pid": os.getpid(),
+            "programs": programs,
+        }
+    )
     while True:
         line = sys.stdin.buffer.readline()
         if not line:

@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from safety.unified_diff import ParsedDiff, PatchError, parse_strict, vet_overlay
 from sandbox import tracing
 from sandbox.baseline import BaselineCache, TreeDigest, baseline_key
-from sandbox.check_command import COPY_EXCLUDES, format_command, resolve_check_command
+from sandbox.check_command import (
+    COPY_EXCLUDES,
+    format_command,
+    resolve_check_command,
+    toolchain_problem,
+)
 from sandbox.config import SandboxConfig
 from sandbox.null_backend import check_in_memory, rejected
 from sandbox.protocol import ContextManaged, PatchCheck, RunResult
@@ -45,6 +51,10 @@ class DriverBackedSandbox(ContextManaged):
     def environment_key(self) -> str:
         """Names the project environment checks see ("" for none); part of baseline keys."""
         return ""
+
+    def has_program(self, name: str) -> bool:
+        """Whether the place checks run has the program `name` (a toolchain) on PATH."""
+        return True
 
     def _execute(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """Carry out `job`; raise `SandboxUnavailable` when the backend cannot."""
@@ -108,6 +118,9 @@ class DriverBackedSandbox(ContextManaged):
             parsed, texts, command, job = self._patch_job(diff, check_command, overlay)
         except PatchError as exc:
             return rejected(str(exc), started, self.backend)
+        missing = toolchain_problem(command or (), self.has_program)
+        if missing:  # apply only: the command cannot run here
+            job = self._job(command=[], diff=parsed.text, strip=parsed.strip, overlay=texts)
         try:
             answer = self._execute(job, self.timeout_s)
         except SandboxUnavailable as exc:
@@ -115,6 +128,12 @@ class DriverBackedSandbox(ContextManaged):
         if answer.get("stage") in ("copy", "driver"):
             reason = str(answer.get("error") or "the sandbox failed")
             return self._in_memory(parsed, texts, reason, started)
+        if missing:
+            applied = self._patch_check(answer, parsed, None, started)
+            if not applied.applies:
+                return applied
+            output = f"{applied.output}\nno check ran: {missing}"
+            return replace(applied, check_command=command, problem=missing, output=output)
         comparison = None
         if _ran(answer) and command:
             after = _check_run(answer)
@@ -266,6 +285,7 @@ class DriverBackedSandbox(ContextManaged):
                 "still_failing": comparison.still_failing,
                 "failing_before": comparison.failing_before,
                 "problem": comparison.problem,
+                "exit_status_only": not comparison.per_test and not comparison.problem,
             }
         return PatchCheck(
             applies=applies,

@@ -7,12 +7,14 @@ this file and driver.py, joined, to `python3 -c` in the container (see
 (driver.py's one `from sandbox.driver_steps import ...` line is dropped when shipped).
 
 A job: {"source", "work", "excludes", "overlay", "diff", "strip", "command",
-"merge_output", "timeout_s", "output_limit", "copy_hint"?, "env"?, "tree"?, "junit_path"?}.
+"merge_output", "timeout_s", "output_limit", "copy_hint"?, "env"?, "tree"?, "junit_path"?,
+"node_modules"?}.
 With "tree" (a fresh copy-on-write view of the repository, set by the driver) the job works
 there and nothing is copied. The answer:
 {"stage", "error", "applies", "apply_output", "exit_code", "signal", "stdout", "stderr",
 "timed_out", "duration_s", "junit"?}. `junit_path` names the file the command writes its
 JUnit XML to (outside the work copy); the answer carries that file's text.
+`node_modules` is where a prepared Node environment is mounted (read-only).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ def prepare(job: dict[str, Any]) -> dict[str, Any]:
             report["error"] = f"cannot copy the repository: {_short(exc)}{hint}"
             return report
     work = job["work"]
+    _link_node_modules(job)
     if job.get("junit_path"):
         with contextlib.suppress(OSError):
             os.unlink(job["junit_path"])  # a stale report must not pass for this run's
@@ -90,6 +93,22 @@ def prepare(job: dict[str, Any]) -> dict[str, Any]:
             return report
     report["stage"] = "command" if job.get("command") else "done"
     return report
+
+
+def _link_node_modules(job: dict[str, Any]) -> None:
+    """A copied work tree sees a prepared `node_modules` from its parent directory.
+
+    Work trees at /sandbox/tree-N find the read-only mount /sandbox/node_modules as
+    their parent's `node_modules`; a copy (/tmp/work) gets /tmp/node_modules pointing
+    there, since Node (CommonJS and ESM) and `npm test`'s PATH look in every ancestor.
+    """
+    modules = job.get("node_modules")
+    if not modules or job.get("tree") or not os.path.isdir(modules):
+        return
+    link = os.path.join(os.path.dirname(os.path.realpath(job["work"])), "node_modules")
+    if not os.path.lexists(link):
+        with contextlib.suppress(OSError):
+            os.symlink(modules, link)
 
 
 def copy_repository(source: str, work: str, excludes: list[str]) -> None:

@@ -23,7 +23,8 @@ NANO_CPUS = 500_000_000  # half of one CPU
 PIDS_LIMIT = 100
 TMPFS_OPTIONS = "rw,noexec,nosuid,nodev,size=256m,mode=1777"
 LABEL = "lsp-agent.sandbox"
-PROJECT_ENV_MOUNT = "/opt/lsp-agent-env"  # a prepared project environment, read-only
+PROJECT_ENV_MOUNT = "/opt/lsp-agent-env"  # a prepared Python environment, read-only
+NODE_MODULES_MOUNT = "/sandbox/node_modules"  # a prepared node_modules, read-only
 
 # The whole environment of every sandbox process. Every git run in it, whoever starts it
 # (`run_cmd`, a test, a build script), gets the hardened git configuration
@@ -38,6 +39,11 @@ SANDBOX_ENV = hardened_git_env(
         # stale .pyc would then run the old code. Every job starts from a fresh copy anyway.
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
+        # npm never reaches out (there is no network): no registry calls, no notices.
+        "npm_config_offline": "true",
+        "npm_config_update_notifier": "false",
+        "npm_config_audit": "false",
+        "npm_config_fund": "false",
     },
     # The view's .git may belong to another uid than the job's (a root-owned repository).
     extra_config=(("safe.directory", "*"),),

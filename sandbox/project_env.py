@@ -17,7 +17,6 @@ the environment is reused until they change.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import platform
@@ -31,7 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.hardening import SANDBOX_ENV, TMPFS_OPTIONS
+from sandbox.prepare_container import PrepareError, hand_over, make_readable, run_offline
+
+__all__ = ["PrepareError", "PreparePlan", "env_status", "plan", "prepare", "ready_env"]
 from sandbox.project_deps import SANDBOX_PYTHON, Declared, declared, dependency_key
 
 READY_MARKER = ".lsp-agent-env.json"
@@ -67,10 +68,6 @@ for name in sorted(os.listdir(wheels)):
                 shutil.copyfileobj(src, out)
     print("unpacked", name, flush=True)  # stdout-ok: the prepare container's own output
 """
-
-
-class PrepareError(Exception):
-    """Preparing the environment failed; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +159,7 @@ def prepare(
             "seconds": round(time.monotonic() - started, 1),
         }
         (site / READY_MARKER).write_text(json.dumps(marker, indent=1), encoding="utf-8")
-        _make_readable(site)
+        make_readable(site)
         if prepared.target.exists():
             shutil.rmtree(prepared.target)
         site.rename(prepared.target)
@@ -228,61 +225,14 @@ def _platform_tags() -> list[str]:
 
 def install(wheels: Path, site: Path, image: str, *, client: Any = None) -> None:
     """Unpack the wheels into `site` in a no-network container (the sandbox image)."""
-    from sandbox.docker_client import connect
-
-    owned = client is None
-    try:
-        engine = connect() if client is None else client
-    except Exception as exc:
-        raise PrepareError(f"prepare needs Docker: {exc}") from exc
-    api = engine.api
-    container_id = ""
-    try:
-        host_config = api.create_host_config(
-            binds={
-                str(wheels): {"bind": "/wheels", "mode": "ro"},
-                str(site): {"bind": "/env", "mode": "rw"},
-            },
-            network_mode="none",
-            cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
-            read_only=True,
-            tmpfs={"/tmp": TMPFS_OPTIONS},
-            mem_limit="512m",
-            pids_limit=100,
-        )
-        created = api.create_container(
-            image=image,
-            command=["python3", "-c", UNPACK_SOURCE, "/wheels", "/env"],
-            user=f"{os.getuid()}:{os.getgid()}",
-            environment=dict(SANDBOX_ENV),
-            network_disabled=True,
-            host_config=host_config,
-        )
-        container_id = created["Id"]
-        api.start(container_id)
-        status = api.wait(container_id, timeout=INSTALL_TIMEOUT_S)
-        logs = api.logs(container_id, stdout=True, stderr=True).decode("utf-8", "replace")
-    except PrepareError:
-        raise
-    except Exception as exc:
-        raise PrepareError(f"the install container failed: {exc}") from exc
-    finally:
-        if container_id:
-            with contextlib.suppress(Exception):  # already gone
-                api.remove_container(container_id, force=True)
-        if owned:
-            engine.close()
-    if int(status.get("StatusCode", 1)) != 0:
+    hand_over(site)
+    code, logs = run_offline(
+        image,
+        ["python3", "-c", UNPACK_SOURCE, "/wheels", "/env"],
+        {str(wheels): {"bind": "/wheels", "mode": "ro"}, str(site): {"bind": "/env", "mode": "rw"}},
+        working_dir="/tmp",
+        timeout_s=INSTALL_TIMEOUT_S,
+        client=client,
+    )
+    if code != 0:
         raise PrepareError(f"unpacking the wheels failed: {logs.strip()[-600:]}")
-
-
-def _make_readable(site: Path) -> None:
-    """World-readable (the check container runs as nobody), never world-writable."""
-    for path in (site, *site.rglob("*")):
-        if path.is_symlink():
-            continue
-        mode = path.stat().st_mode & 0o777
-        wanted = (mode | (0o755 if path.is_dir() else 0o644)) & ~0o022
-        if wanted != mode:
-            path.chmod(wanted)

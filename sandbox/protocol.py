@@ -38,7 +38,9 @@ class PatchCheck:
 
     The check runs the tests before and after the patch: `fixed`, `broken` and
     `still_failing` list test ids (from JUnit XML), `failing_before` says the command
-    failed on the unpatched tree too. `check_passed` True means nothing broke.
+    failed on the unpatched tree too. `check_passed` True means nothing broke. When the
+    runner left no per-test report (`npm test`, most non-Python runners) the exit
+    statuses before and after decide, and `exit_status_only` says so.
     """
 
     applies: bool
@@ -55,6 +57,7 @@ class PatchCheck:
     still_failing: tuple[str, ...] = ()
     failing_before: bool = False
     problem: str = ""
+    exit_status_only: bool = False  # no per-test report: the exit statuses were compared
 
     @property
     def check_status(self) -> str:
@@ -99,6 +102,14 @@ class PatchCheck:
             return (
                 f" — fixed: {_ids(self.fixed)}; broken: {_ids(self.broken)}; still failing: {still}"
             )
+        if self.exit_status_only and self.check_passed is not None:
+            before = "failing" if self.failing_before else "passing"
+            if self.check_passed is self.failing_before:
+                after = "passing after" if self.check_passed else "failing after"
+                change = f"{before} before the patch, {after}"
+            else:
+                change = f"{before} before the patch too"
+            return f" — by exit status only (no per-test report): {change}"
         if self.check_passed is False and self.failing_before:
             return " — failing before the patch too"
         return ""

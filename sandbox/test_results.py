@@ -30,6 +30,18 @@ REPORT_LIMIT = 4_000_000  # characters of JUnit XML read from a run
 _PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 _MISSING_MODULE = re.compile(r"No module named '?([\w.]+)'?")
 _CANNOT_IMPORT = re.compile(r"ImportError: (cannot import name [^\n]{1,200})")
+# Node: a bare specifier (a package, not ./file) that CommonJS or ESM cannot find.
+_NODE_MISSING = re.compile(r"Cannot find (?:module|package) '([^'./][^']{0,200})'")
+# Go and Rust fetch modules and crates on demand; a check has no network.
+_GO_OFFLINE = re.compile(
+    r"no required module provides package ([^\s;]{1,200})|missing go\.sum entry|"
+    r"dial tcp: lookup proxy\.golang\.org"
+)
+_CARGO_OFFLINE = re.compile(
+    r"failed to (?:get|download|load source for) `([^`]{1,100})`|no matching package named "
+    r"`([^`]{1,100})`|Could not resolve host: (?:index\.)?crates\.io"
+)
+VENDOR_FIX = 'vendor them in the repository (sandbox/README.md, "Adding a toolchain")'
 _MISSING_COMMAND = re.compile(r"cannot run '([^']+)'|(\S+): (?:command )?not found")
 
 
@@ -66,6 +78,7 @@ class Comparison:
     still_failing: tuple[str, ...] = ()
     failing_before: bool = False  # the command failed on the unpatched tree too
     problem: str = ""  # for `cannot run`: the reason and the fix
+    per_test: bool = True  # False: a run left no JUnit report, the exit statuses decided
 
 
 _COLLECTION_SUFFIX = " (collection)"
@@ -133,6 +146,13 @@ def environment_problem(output: str, exit_code: int | None) -> str | None:
     missing = _MISSING_MODULE.search(output)
     if missing:
         return f"No module named '{missing.group(1)}'"
+    node_missing = _NODE_MISSING.search(output)
+    if node_missing and not node_missing.group(1).startswith("node:"):
+        return f"Cannot find module '{node_missing.group(1)}' (a Node dependency)"
+    if _GO_OFFLINE.search(output):
+        return "Go modules are not available offline (the check has no network)"
+    if _CARGO_OFFLINE.search(output):
+        return "Rust crates are not available offline (the check has no network)"
     cannot_import = _CANNOT_IMPORT.search(output)
     if cannot_import and "while importing test module" in output:
         return cannot_import.group(1)
@@ -161,17 +181,20 @@ def compare(before: CheckRun, after: CheckRun) -> Comparison:
     if before.problem and after.problem and not after.ran_tests:
         reason = after.problem
         fix = PREPARE_FIX if "image" not in reason else "add it to the image recipe"
+        if "available offline" in reason:
+            fix = VENDOR_FIX
         problem = f"{reason} (before and after the patch); fix: {fix}"
         return Comparison("cannot run", fixed, broken, still, problem=problem)
     failing_before = before.exit_code != 0
+    per_test = before.outcomes is not None and after.outcomes is not None
+    verdict = "failed"
     if after.exit_code == 0:
-        return Comparison("passed", fixed, broken, still, failing_before)
-    if before.outcomes is not None and after.outcomes is not None:
+        verdict = "passed"
+    elif before.outcomes is not None and after.outcomes is not None:
         same_exit = before.exit_code == after.exit_code
-        if broken or (not any(not ok for ok in after.outcomes.values()) and not same_exit):
-            return Comparison("failed", fixed, broken, still, failing_before)
-        return Comparison("passed", fixed, broken, still, failing_before)
-    return Comparison("failed", fixed, broken, still, failing_before)
+        quiet = not any(not ok for ok in after.outcomes.values()) and not same_exit
+        verdict = "failed" if broken or quiet else "passed"
+    return Comparison(verdict, fixed, broken, still, failing_before, per_test=per_test)
 
 
 def _lists(

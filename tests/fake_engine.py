@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.driver_steps import run_job
-from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError
+from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError, ProjectMounts
 from sandbox.local_backend import host_command
 
 _ids = itertools.count(1)
@@ -31,6 +31,7 @@ class FakeChannel:
         self.scratch = Path(tempfile.mkdtemp(prefix="lsp-agent-fake-container-"))
         self.closed = False
         self.crashed = False
+        self.programs = dict(engine.programs)
 
     def request(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         self.engine.requests.append((self.container_id, job, timeout_s))
@@ -73,8 +74,10 @@ class FakeEngine:
         *,
         image_present: bool = True,
         start_error: str | None = None,
+        programs: dict[str, bool] | None = None,
     ) -> None:
         self.image_present = image_present
+        self.programs = dict(programs or {})  # what the "image" has (unknown: yes)
         self.start_error = start_error
         self.script: list[Any] = []
         self.channels: list[FakeChannel] = []
@@ -88,7 +91,7 @@ class FakeEngine:
         return self.image_present
 
     def start_driver(
-        self, repo_root: Path, image: str, project_env: Path | None = None
+        self, repo_root: Path, image: str, project_env: ProjectMounts | None = None
     ) -> FakeChannel:
         if self.start_error:
             raise EngineError(self.start_error)
@@ -102,7 +105,7 @@ class FakeEngine:
         image: str,
         job: dict[str, Any],
         timeout_s: float,
-        project_env: Path | None = None,
+        project_env: ProjectMounts | None = None,
     ) -> dict[str, Any]:
         channel = self.start_driver(repo_root, image)
         try:

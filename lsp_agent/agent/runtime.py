@@ -129,6 +129,34 @@ def step_limit_message(max_steps: int) -> str:
     )
 
 
+def agent_builder(settings: Settings) -> Callable[..., Any]:
+    """`build_agent`, or code mode's builder when AGENT_TYPE=code (which falls back to
+    `build_agent` itself when model code cannot run in Docker)."""
+    if settings.agent_type == "code":
+        from lsp_agent.agent.code_agent import code_agent_builder
+
+        return code_agent_builder(settings.sandbox_config())
+    from lsp_agent.agent.factory import build_agent
+
+    return build_agent
+
+
+def job_subagents(  # noqa: PLR0917 (the job's parts, passed on as they are)
+    settings: Settings,
+    model: Any,
+    context: ToolContext,
+    num_ctx: int,
+    on_progress: Callable[[ProgressEvent], None],
+    cancel: threading.Event,
+) -> list[Any]:
+    """The helper agents (AGENT_SUBAGENTS) the job offers as tools, unwrapped."""
+    from lsp_agent.agent.explorer import subagent_tools
+
+    return subagent_tools(
+        settings, model, context, num_ctx=num_ctx, on_progress=on_progress, cancel=cancel
+    )
+
+
 def _status(
     error: BaseException | None, cancel: threading.Event, stopped: bool, answered: bool
 ) -> JobStatus:
@@ -162,8 +190,6 @@ def run_agent_job(
     quiet_third_party_imports()
     from smolagents.utils import AgentError
 
-    from lsp_agent.agent.explorer import subagent_tools
-    from lsp_agent.agent.factory import build_agent
     from lsp_agent.agent.instructions import task_message
     from lsp_agent.agent.memory import WorkspaceMemory
     from lsp_agent.agent.telemetry import setup_telemetry
@@ -193,7 +219,7 @@ def run_agent_job(
     )
     offer_argument_choices(inner, context)
     num_ctx = min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30)
-    agent, monitor = build_agent(
+    agent, monitor = agent_builder(settings)(
         robust,
         context,
         max_steps=settings.agent_max_steps,
@@ -201,9 +227,7 @@ def run_agent_job(
         on_progress=on_progress,
         cancel=cancel,
         planning_interval=settings.agent_planning_interval,
-        extra_tools=subagent_tools(
-            settings, robust, context, num_ctx=num_ctx, on_progress=on_progress, cancel=cancel
-        ),
+        extra_tools=job_subagents(settings, robust, context, num_ctx, on_progress, cancel),
     )
     answer: Any = ""
     error: BaseException | None = None
@@ -218,6 +242,8 @@ def run_agent_job(
         log.exception("agent job failed")
         error = exc
     finally:
+        if hasattr(agent, "cleanup"):  # code mode: remove the code container
+            agent.cleanup()
         context.close()
     status = _status(error, cancel, context.state.stopped, monitor.final_answer_given)
     message = ""
@@ -234,7 +260,7 @@ def run_agent_job(
     return JobResult(
         status=status,
         answer=str(answer) if answer is not None else "",
-        steps=len(monitor.tools_used) or context.state.step,
+        steps=getattr(monitor, "steps_taken", 0) or len(monitor.tools_used) or context.state.step,
         error=message,
         patches=[patch.line() for patch in context.patches.all()],
         tools_used=monitor.tools_used,

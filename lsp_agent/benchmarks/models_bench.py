@@ -1,5 +1,5 @@
 """`lsp-agent bench models --model ID [--model ID2 …] [--levels L0,L3] [--chart PNG]
-[--planning-interval N] [--subagents explorer]`.
+[--agent-type code] [--planning-interval N] [--subagents explorer]`.
 
 The small-model compliance suite (`lsp_agent.benchmarks.compliance`): eleven levels of
 coding tasks on a shipped fixture repository, each checked on its outcome. `--model
@@ -7,10 +7,12 @@ scripted` (the default) plays the levels' reference solutions — deterministic,
 what CI runs; any other id is built like `MODEL_ID` (`embedded`, `ollama_chat/…`,
 `openai/…` with `MODEL_API_BASE`). `--serve-llama-cpp` starts llama-cpp-python's server with
 SmolLM2 on 127.0.0.1 (`lsp_agent.testing.llama_cpp_server`) and adds it as `openai/smollm2`;
-set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. `--planning-interval N` and
-`--subagents explorer` run every level in that agent mode (`compliance.modes`: the scripted
-references gain plan turns and, where delegating fits, an explorer call). Progress goes to
-stderr, the tables to stdout.
+set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. `--agent-type code` runs the
+levels in code mode (needs the Docker sandbox; `scripted` then plays the code-form
+references, `compliance.code_reference`). `--planning-interval N` and `--subagents explorer`
+run every level in that agent mode (`compliance.modes`: the scripted references gain plan
+turns and, where delegating fits, an explorer call). Progress goes to stderr, the tables to
+stdout.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from dotenv import dotenv_values
 
+from lsp_agent.benchmarks.compliance.code_reference import code_reference
 from lsp_agent.benchmarks.compliance.levels import LEVELS, Level, select_levels
 from lsp_agent.benchmarks.compliance.modes import DEFAULT_MODE, AgentMode
 from lsp_agent.benchmarks.compliance.report import print_report, suite_json
@@ -58,9 +61,14 @@ def command_line(
     models: tuple[str, ...],
     levels: tuple[Level, ...],
     served: str = "",
+    *,
+    agent_type: str = "tool_calling",
     mode: AgentMode = DEFAULT_MODE,
 ) -> str:
-    words = ["lsp-agent", "bench", "models", "--runs", str(runs), *mode.arguments()]
+    words = ["lsp-agent", "bench", "models", "--runs", str(runs)]
+    if agent_type != "tool_calling":
+        words += ["--agent-type", agent_type]
+    words += mode.arguments()
     for model_id in models:
         if model_id != served:
             words += ["--model", model_id]
@@ -71,8 +79,12 @@ def command_line(
     return " ".join(words)
 
 
-def _model_for_level(model_id: str, mode: AgentMode) -> ModelForLevel:
+def _model_for_level(
+    model_id: str, agent_type: str = "tool_calling", mode: AgentMode = DEFAULT_MODE
+) -> ModelForLevel:
     if model_id == SCRIPTED:
+        if agent_type == "code":
+            return code_reference
         return lambda level: scripted_reference(level, mode)
     return lambda level: None  # built from the settings' model id by the runtime
 
@@ -101,6 +113,16 @@ def _progress(model_id: str, runs: int) -> Any:
         )
 
     return show
+
+
+def _check_code_mode(settings: Settings) -> None:
+    """Code mode needs the Docker sandbox; without it every level would silently run in
+    tool-calling mode, so the bench refuses instead."""
+    from lsp_agent.agent.code_agent import code_mode_problem
+
+    problem = code_mode_problem(settings.sandbox_config())
+    if problem:
+        raise BenchError(f"--agent-type code cannot run here: {problem}")
 
 
 def _check_reachable(settings: Settings) -> None:
@@ -145,6 +167,9 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
     workspace = Path.cwd()
     base, _ = load_settings(workspace=workspace)
     keep_phoenix = phoenix_requested(workspace)
+    base = dataclasses.replace(base, agent_type=options.agent_type)
+    if options.agent_type == "code":
+        _check_code_mode(base)
     settings = {m: mode.apply(suite_settings(base, m, keep_phoenix=keep_phoenix)) for m in models}
     if served_base:
         settings[SERVED_MODEL] = dataclasses.replace(
@@ -159,7 +184,7 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
             levels,
             runs,
             settings[model_id],
-            _model_for_level(model_id, mode),
+            _model_for_level(model_id, options.agent_type, mode),
             on_run=_progress(model_id, runs),
         )
         results[model_id] = model_results(stats)
@@ -168,8 +193,16 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
         runs=runs,
         levels=[level.key for level in levels],
         command=("MODEL_CONSTRAINED_CALLS=true " if base.model_constrained_calls else "")
-        + command_line(runs, models, levels, SERVED_MODEL if served_base else "", mode),
+        + command_line(
+            runs,
+            models,
+            levels,
+            SERVED_MODEL if served_base else "",
+            agent_type=options.agent_type,
+            mode=mode,
+        ),
     )
+    figures["agent_type"] = options.agent_type
     figures["mode"] = mode.label()
     if options.chart is not None:
         from lsp_agent.benchmarks.compliance.chart import write_chart

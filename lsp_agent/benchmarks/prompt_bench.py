@@ -7,6 +7,10 @@ no request is sent). smolagents repeats every tool in prose in its system prompt
 each argument with its description; ours sends each tool once, as a compact schema
 (argument names, types and `required`; `lsp_agent.models.tool_schemas`).
 
+Code mode (`AGENT_TYPE=code`) sends no tool schemas: its fixed prompt is the system prompt,
+which lists the tools as Python signatures (`code_system_tokens`), against smolagents'
+default CodeAgent system prompt with the same tools (`smolagents_code_system_tokens`).
+
 `ours_mcp_1_tokens` / `ours_mcp_10_tokens`: our fixed prompt with one and with ten MCP
 tools added (typical tools of a code-hosting server, each with two or three arguments),
 and `mcp_tokens_per_tool`: what each added MCP tool costs every request.
@@ -88,6 +92,29 @@ def mcp_tools(context: Any, count: int) -> list[Any]:
     return tools
 
 
+def code_prompt_tokens(context: Any) -> tuple[int, int]:
+    """(ours, smolagents' default) code-mode system prompt tokens, with the same tools."""
+    from smolagents import CodeAgent
+    from smolagents.monitoring import LogLevel
+
+    from lsp_agent.agent.code_executor import SandboxedPythonExecutor
+    from lsp_agent.agent.code_prompts import code_system_prompt
+    from lsp_agent.testing import ScriptedModel
+    from sandbox.code_session import CodeSession
+    from tools.registry import build_tools
+
+    def never_started() -> Any:
+        raise RuntimeError("the prompt bench runs no code")
+
+    # An executor whose container never starts: the default one would interpret code here.
+    executor = SandboxedPythonExecutor(CodeSession(never_started), max_chars=1, max_lines=1)
+    tools = build_tools(context)
+    default = CodeAgent(
+        tools=tools, model=ScriptedModel([]), executor=executor, verbosity_level=LogLevel.OFF
+    )
+    return count_tokens(code_system_prompt(tools)), count_tokens(default.initialize_system_prompt())
+
+
 def measure(runs: int = 1) -> dict[str, Any]:
     from lsp_agent.logging_setup import quiet_third_party_imports
 
@@ -131,6 +158,7 @@ def measure(runs: int = 1) -> dict[str, Any]:
         modes = mode_prompt_figures(
             context, builtin, lambda offered: sent_tool_schemas(our_model, offered)
         )
+        code_ours, code_default = code_prompt_tokens(context)
     ours_total, base_total = our_system + our_schemas, base_system + base_schemas
     return {
         "tokenizer": TOKENIZER_NAME,
@@ -148,4 +176,7 @@ def measure(runs: int = 1) -> dict[str, Any]:
         "ours_mcp_10_tokens": float(our_system + with_mcp[10]),
         "mcp_tokens_per_tool": (with_mcp[10] - our_schemas) / 10,
         **modes,
+        "code_system_tokens": float(code_ours),
+        "smolagents_code_system_tokens": float(code_default),
+        "code_ratio": code_ours / code_default,
     }

@@ -36,6 +36,7 @@ class BenchOptions:
     levels: tuple[str, ...] = ()
     chart: Path | None = None
     serve_llama_cpp: bool = False
+    agent_type: str = "tool_calling"  # bench models: AGENT_TYPE for every level
     planning_interval: int = 0  # bench models: AGENT_PLANNING_INTERVAL for every run
     subagents: tuple[str, ...] = ()  # bench models: AGENT_SUBAGENTS for every run
 
@@ -54,6 +55,7 @@ BENCHMARKS: dict[str, BenchEntry] = {
     "prompt": BenchEntry("lsp_agent.benchmarks.prompt_bench", "measure", 1),
     "context": BenchEntry("lsp_agent.benchmarks.context_bench", "measure", 30),
     "sandbox": BenchEntry("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
+    "code": BenchEntry("lsp_agent.benchmarks.code_bench", "measure", 5),
     "policy": BenchEntry("safety.policy_bench", "measure", 2000),
     "lsp": BenchEntry("lsp_agent.benchmarks.lsp_bench", "measure", 200),
     "embedded": BenchEntry("lsp_agent.benchmarks.embedded_bench", "measure", 3),

@@ -13,7 +13,9 @@ sandbox's.
 
 A check also compares with the unpatched tree's run (the baseline), cached by the tree's
 content after the first check. `baseline_ratio` = a warm check with a cached baseline /
-one plain test run (`sandbox.run` of the same command). Target: <= 1.3.
+one plain test run (`sandbox.run` of the same command). Target: <= 1.3. The same for a
+small Node project checked with `npm test` (`npm_warm_s`, `npm_test_run_s`,
+`npm_baseline_ratio`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,17 @@ TEST_COMMAND = ("python", "-m", "pytest", "-q")
 LARGE_FILES = 20_000
 LARGE_MB = 300
 DIFF = CALC_DIFF
+NPM_TEST = ("npm", "test")
+NODE_FILES = {
+    "package.json": '{"name": "calc", "version": "1.0.0", "scripts": {"test": "node test.js"}}\n',
+    "calc.js": "exports.add = (a, b) => a - b;\n",
+    "test.js": "const assert = require('assert');\nconst { add } = require('./calc');\n"
+    "assert.strictEqual(add(2, 3), 5);\n",
+}
+NODE_DIFF = (
+    "--- a/calc.js\n+++ b/calc.js\n@@ -1 +1 @@\n"
+    "-exports.add = (a, b) => a - b;\n+exports.add = (a, b) => a + b;\n"
+)
 
 
 def make_repo(root: Path) -> Path:
@@ -68,6 +81,17 @@ def make_large_repo(root: Path, files: int = LARGE_FILES, megabytes: int = LARGE
         with open(repo / "data" / f"blob{index}.bin", "wb") as handle:
             for _ in range(min(50, megabytes - index)):
                 handle.write(block)
+    return repo
+
+
+def make_node_repo(root: Path) -> Path:
+    """A small Node project whose `npm test` fails until `NODE_DIFF` fixes it."""
+    repo = root / "node"
+    repo.mkdir(parents=True)
+    for name, text in NODE_FILES.items():
+        (repo / name).write_text(text)
+        (repo / name).chmod(0o644)
+    repo.chmod(0o755)
     return repo
 
 
@@ -105,6 +129,12 @@ def measure(runs: int = 5, *, image: str | None = None) -> dict[str, float]:
                 large, config, engine=engine, image=tag, owns_engine=False
             ) as sandbox:
                 large_first, large_warm = _warm_series(sandbox, warm_runs)
+            node = make_node_repo(Path(scratch))
+            with DockerSandbox(
+                node, config, engine=engine, image=tag, owns_engine=False
+            ) as sandbox:
+                _, npm_warm = _warm_series(sandbox, runs, NODE_DIFF)
+                npm_plain = [_plain_once(sandbox, NPM_TEST, ok=False) for _ in range(runs)]
     finally:
         engine.close()
     cold_s, warm_s = statistics.median(cold), statistics.median(warm)
@@ -129,17 +159,20 @@ def measure(runs: int = 5, *, image: str | None = None) -> dict[str, float]:
         baseline_ratio=warm_s / plain_s,
         target_baseline_ratio=TARGET_BASELINE_RATIO,
         baseline_hits=float(hits),
+        npm_warm_s=statistics.median(npm_warm),
+        npm_test_run_s=statistics.median(npm_plain),
+        npm_baseline_ratio=statistics.median(npm_warm) / statistics.median(npm_plain),
         runs=float(runs),
     )
     return figures
 
 
-def _warm_series(sandbox: DockerSandbox, runs: int) -> tuple[float, list[float]]:
+def _warm_series(sandbox: DockerSandbox, runs: int, diff: str = DIFF) -> tuple[float, list[float]]:
     """The first check (container start) and `runs` warm checks after it, in seconds."""
     started = time.perf_counter()
-    _expect_pass(sandbox.check_patch(DIFF).check_passed, "first warm")
+    _expect_pass(sandbox.check_patch(diff).check_passed, "first warm")
     first = time.perf_counter() - started
-    return first, [_warm_once(sandbox) for _ in range(runs)]
+    return first, [_warm_once(sandbox, diff) for _ in range(runs)]
 
 
 def _cold_once(
@@ -152,19 +185,23 @@ def _cold_once(
     return elapsed
 
 
-def _warm_once(sandbox: DockerSandbox) -> float:
+def _warm_once(sandbox: DockerSandbox, diff: str = DIFF) -> float:
     started = time.perf_counter()
-    check = sandbox.check_patch(DIFF)
+    check = sandbox.check_patch(diff)
     elapsed = time.perf_counter() - started
     _expect_pass(check.check_passed, f"warm ({check.output!r})")
     return elapsed
 
 
-def _plain_once(sandbox: DockerSandbox) -> float:
+def _plain_once(
+    sandbox: DockerSandbox, command: tuple[str, ...] = TEST_COMMAND, *, ok: bool = True
+) -> float:
+    """One plain run of `command` (`ok`: it must pass; the Node one fails unpatched)."""
     started = time.perf_counter()
-    result = sandbox.run(list(TEST_COMMAND))
+    result = sandbox.run(list(command))
     elapsed = time.perf_counter() - started
-    _expect_pass(result.ok, f"plain test run ({result.stdout!r})")
+    _expect_pass(result.ok or not ok, f"plain test run ({result.stdout!r})")
+    _expect_pass(result.exit_code >= 0 and not result.timed_out, "plain test run (ran)")
     return elapsed
 
 

@@ -181,12 +181,26 @@ def check_sandbox_image(settings: Settings) -> Check:
     return Check("sandbox image", Status.FAIL if required else Status.WARN, detail, required)
 
 
-def check_project_env(workspace: Path) -> Check:
-    """Whether the project's declared Python dependencies are prepared for checks."""
-    from sandbox.project_env import env_status
+def check_code_mode(settings: Settings) -> list[Check]:
+    """With AGENT_TYPE=code: whether model code can run in the Docker sandbox (else jobs
+    fall back to tool calling)."""
+    if settings.agent_type != "code":
+        return []
+    from lsp_agent.agent.code_agent import code_mode_problem
 
-    detail = env_status(workspace)
-    status = Status.WARN if detail.startswith("not prepared") else Status.OK
+    problem = code_mode_problem(settings.sandbox_config())
+    if problem is None:
+        return [Check("code mode", Status.OK, "model code runs in the Docker sandbox")]
+    return [Check("code mode", Status.WARN, f"unavailable ({problem}): jobs use tool calling")]
+
+
+def check_project_env(workspace: Path) -> Check:
+    """Whether the project's declared dependencies (Python, Node) are prepared for checks."""
+    from sandbox.project_envs import project_status
+
+    detail = project_status(workspace)
+    waiting = "not prepared" in detail or "cannot prepare" in detail
+    status = Status.WARN if waiting else Status.OK
     return Check("project env", status, detail)
 
 
@@ -276,6 +290,7 @@ def collect(workspace: Path | None = None, *, probe: bool = True) -> list[Check]
         *(check_model_features(settings) if probe and answers else []),
         check_docker(settings),
         check_sandbox_image(settings),
+        *check_code_mode(settings),
         check_project_env(root),
         check_phoenix(settings),
         check_executable("nvim", "Neovim client and its tests"),

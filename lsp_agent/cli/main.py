@@ -83,10 +83,40 @@ def _bench(args: argparse.Namespace) -> int:
         levels=tuple(part for part in (args.levels or "").split(",") if part.strip()),
         chart=args.chart,
         serve_llama_cpp=args.serve_llama_cpp,
+        agent_type=args.agent_type,
         planning_interval=args.planning_interval,
         subagents=tuple(part.strip() for part in (args.subagents or "").split(",") if part.strip()),
     )
     return run_bench(args.name, runs=args.runs, output=args.output, options=options)
+
+
+def _add_bench_agent_options(bench: Any) -> None:
+    """`bench models`: which server and which kind of agent the levels run with."""
+    bench.add_argument(
+        "--serve-llama-cpp",
+        action="store_true",
+        help="bench models: start llama-cpp-python's server with SmolLM2 on 127.0.0.1 and add "
+        "it as the model `openai/smollm2` (needs the dev group's server extras)",
+    )
+    bench.add_argument(
+        "--agent-type",
+        choices=("tool_calling", "code"),
+        default="tool_calling",
+        help="bench models: the agent the levels run with (`code`: the model writes Python, "
+        "run in the Docker sandbox; the scripted model plays the code-form references)",
+    )
+    bench.add_argument(
+        "--planning-interval",
+        type=int,
+        default=0,
+        metavar="N",
+        help="bench models: plan first and every N steps (AGENT_PLANNING_INTERVAL; 0 = off)",
+    )
+    bench.add_argument(
+        "--subagents",
+        metavar="explorer",
+        help="bench models: offer these helper agents (AGENT_SUBAGENTS; `explorer`)",
+    )
 
 
 def _add_trust(sub: Any) -> None:
@@ -105,54 +135,6 @@ def _add_trust(sub: Any) -> None:
     )
     trust.add_argument("--forget", action="store_true", help="withdraw the trust instead")
     trust.set_defaults(handler=_trust)
-
-
-def _add_bench(sub: Any) -> None:
-    bench = sub.add_parser("bench", help="measure speed, size and success; prints figures")
-    from lsp_agent.benchmarks.runner import BENCHMARKS
-
-    in_all = [name for name, entry in BENCHMARKS.items() if entry.in_all]
-    left_out = [name for name in BENCHMARKS if name not in in_all]
-    bench.add_argument(
-        "name",
-        help=f"one of: {', '.join(BENCHMARKS)}; or `all` ({', '.join(in_all)}; "
-        f"not {', '.join(left_out)})",
-    )
-    bench.add_argument("--runs", type=int, default=None, help="repetitions (default per bench)")
-    bench.add_argument("--output", type=Path, default=None, help="write results as JSON here")
-    bench.add_argument(
-        "--model",
-        action="append",
-        metavar="ID",
-        help="bench models: model to run the compliance suite on, repeatable "
-        "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
-        "bench demo: the model the demo runs (default `embedded`)",
-    )
-    bench.add_argument(
-        "--levels", metavar="L0,L3", help="bench models: only these levels (default: all)"
-    )
-    bench.add_argument(
-        "--chart", type=Path, metavar="PNG", help="bench models: draw pass rate per level here"
-    )
-    bench.add_argument(
-        "--serve-llama-cpp",
-        action="store_true",
-        help="bench models: start llama-cpp-python's server with SmolLM2 on 127.0.0.1 and add "
-        "it as the model `openai/smollm2` (needs the dev group's server extras)",
-    )
-    bench.add_argument(
-        "--planning-interval",
-        type=int,
-        default=0,
-        metavar="N",
-        help="bench models: plan first and every N steps (AGENT_PLANNING_INTERVAL; 0 = off)",
-    )
-    bench.add_argument(
-        "--subagents",
-        metavar="explorer",
-        help="bench models: offer these helper agents (AGENT_SUBAGENTS; `explorer`)",
-    )
-    bench.set_defaults(handler=_bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -223,7 +205,34 @@ def build_parser() -> argparse.ArgumentParser:
     configure_memory(memory)
     memory.set_defaults(handler=_memory)
 
-    _add_bench(sub)
+    bench = sub.add_parser("bench", help="measure speed, size and success; prints figures")
+    from lsp_agent.benchmarks.runner import BENCHMARKS
+
+    in_all = [name for name, entry in BENCHMARKS.items() if entry.in_all]
+    left_out = [name for name in BENCHMARKS if name not in in_all]
+    bench.add_argument(
+        "name",
+        help=f"one of: {', '.join(BENCHMARKS)}; or `all` ({', '.join(in_all)}; "
+        f"not {', '.join(left_out)})",
+    )
+    bench.add_argument("--runs", type=int, default=None, help="repetitions (default per bench)")
+    bench.add_argument("--output", type=Path, default=None, help="write results as JSON here")
+    bench.add_argument(
+        "--model",
+        action="append",
+        metavar="ID",
+        help="bench models: model to run the compliance suite on, repeatable "
+        "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
+        "bench demo: the model the demo runs (default `embedded`)",
+    )
+    bench.add_argument(
+        "--levels", metavar="L0,L3", help="bench models: only these levels (default: all)"
+    )
+    bench.add_argument(
+        "--chart", type=Path, metavar="PNG", help="bench models: draw pass rate per level here"
+    )
+    _add_bench_agent_options(bench)
+    bench.set_defaults(handler=_bench)
 
     phoenix = sub.add_parser("phoenix", help="start a local Arize Phoenix server for traces")
     phoenix.add_argument("--port", type=int, default=6006, help="HTTP and OTLP port (6006)")

@@ -1,8 +1,11 @@
 """`lsp-agent sandbox prepare [--repo DIR] [--yes]`: the consent step, then prepare.
 
-Prints what will run (the declared requirements, what was ignored, where wheels come
-from and where they go), asks on a terminal unless `--yes`, and refuses without a
-terminal and without `--yes`. The work is sandbox/project_env.py's.
+Prints what will run (Python: the declared requirements, what was ignored, where wheels
+come from and where they go; Node: the lock, the registry npm downloads from, and that
+install scripts run in a container with no network), asks on a terminal unless `--yes`,
+and refuses without a terminal and without `--yes`. A Node lock that points outside the
+user's registry (or a yarn/pnpm lock) is refused before anything is asked or fetched.
+The work is sandbox/project_envs.py's.
 """
 
 from __future__ import annotations
@@ -10,8 +13,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_agent.settings import load_settings
+
+if TYPE_CHECKING:
+    from sandbox.project_envs import ProjectPlan
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -27,19 +34,23 @@ def prepare_command(
 ) -> int:
     """Run the prepare subcommand; `ask`/`interactive` stand in for the terminal in tests."""
     from sandbox.image import image_tag
-    from sandbox.project_env import PrepareError, plan, prepare
+    from sandbox.project_envs import PrepareError, plan_project, prepare_project
 
     root = repo.resolve()
     if not root.is_dir():
         print(f"sandbox prepare: {root} is not a directory", file=sys.stderr)
         return EXIT_FAILURE
-    prepared = plan(root)
+    prepared = plan_project(root)
     if prepared is None:
-        print(f"{root}: no declared Python dependencies (pyproject.toml, requirements*.txt)")
+        print(
+            f"{root}: no declared dependencies (pyproject.toml, requirements*.txt, "
+            "package.json with a package-lock.json)"
+        )
         return EXIT_OK
-    if (prepared.target / ".lsp-agent-env.json").is_file():
-        print(f"project env ready: {prepared.target}")
-        return EXIT_OK
+    if prepared.ready:
+        for target in _targets(prepared):
+            print(f"project env ready: {target}")
+        return _refused(prepared.refusal)
     print("sandbox prepare will:", file=sys.stderr)
     for line in prepared.describe():
         print(f"  {line}", file=sys.stderr)
@@ -52,12 +63,28 @@ def prepare_command(
         print(f"sandbox prepare: {message}", file=sys.stderr, flush=True)
 
     try:
-        path = prepare(prepared, image, progress=progress)
+        paths = prepare_project(prepared, image, progress=progress)
     except PrepareError as exc:
         print(f"sandbox prepare failed: {exc}", file=sys.stderr)
         return EXIT_FAILURE
-    print(f"project env ready: {path}")
-    return EXIT_OK
+    for path in paths:
+        print(f"project env ready: {path}")
+    return _refused(prepared.refusal)
+
+
+def _targets(prepared: ProjectPlan) -> list[Path]:
+    targets = [prepared.python.target] if prepared.python is not None else []
+    if prepared.node is not None and prepared.node.ready:
+        targets.append(prepared.node.target / "node_modules")
+    return targets
+
+
+def _refused(refusal: str) -> int:
+    """A refused Node part fails the command, after whatever else was prepared."""
+    if not refusal:
+        return EXIT_OK
+    print(f"sandbox prepare: node: {refusal}", file=sys.stderr)
+    return EXIT_FAILURE
 
 
 def _consent(ask: Callable[[str], str] | None, interactive: bool | None) -> bool:

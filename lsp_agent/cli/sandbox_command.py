@@ -4,7 +4,7 @@ lsp-agent sandbox build                # offline: debootstrap + docker import (r
 lsp-agent sandbox build --dockerfile   # docker build of sandbox/Dockerfile (registry)
 lsp-agent sandbox status               # engine, image, backend; exit 0 when Docker is ready
 lsp-agent sandbox prepare [--repo DIR] [--yes]
-                                       # the project's declared Python deps, for checks
+                                       # the project's declared Python/Node deps, for checks
 """
 
 from __future__ import annotations
@@ -54,10 +54,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sub.add_parser("status", help="show the engine, the image and the backend in use")
     prepare = sub.add_parser(
         "prepare",
-        help="make the project's declared Python dependencies available to checks",
-        description="Download the wheels the project declares (pyproject.toml, "
+        help="make the project's declared Python and Node dependencies available to checks",
+        description="Python: download the wheels the project declares (pyproject.toml, "
         "requirements*.txt, uv.lock) with your pip configuration, then unpack them in a "
-        "container with no network. Checks mount the result read-only. Asks first.",
+        "container with no network. Node: `npm ci --ignore-scripts` with your npm "
+        "configuration from package.json + package-lock.json alone (the repository's .npmrc "
+        "is not read; a lock pointing outside your registry is refused), then the install "
+        "scripts in a container with no network. Checks mount the results read-only. "
+        "Asks first.",
     )
     prepare.add_argument("--repo", default=".", help="the repository (default: .)")
     prepare.add_argument("--yes", action="store_true", help="consent without asking")
@@ -107,7 +111,7 @@ def _status() -> int:
     from sandbox.factory import docker_problem
     from sandbox.hardening import LABEL
     from sandbox.image import image_exists, image_tag
-    from sandbox.project_env import env_status
+    from sandbox.project_envs import project_status
 
     settings = load_settings(workspace=Path.cwd())[0]
     tag = image_tag(settings.sandbox_config())
@@ -130,7 +134,7 @@ def _status() -> int:
     print(f"warm containers: {len(running)}")
     ready = present and docker_problem(settings.sandbox_config()) is None
     print(f"would use:       {_would_use(settings, ready)}")
-    print(f"project env:     {env_status(Path.cwd())}")
+    print(f"project env:     {project_status(Path.cwd())}")
     return EXIT_OK if ready else EXIT_FAILURE
 
 

@@ -288,12 +288,12 @@ class JobHost:
         }
 
     def _project_env(self) -> str | None:
-        """Whether the workspace's declared Python dependencies are prepared for checks."""
+        """Whether the workspace's declared dependencies (Python, Node) are prepared."""
         if self.root is None:
             return None
-        from sandbox.project_env import env_status
+        from sandbox.project_envs import project_status
 
-        return env_status(self.root)
+        return project_status(self.root)
 
 
 def _instructions(root: Path | None) -> str:

@@ -1,10 +1,13 @@
 """`lspAgent.prepare`: the editor's consent step for `lsp-agent sandbox prepare`.
 
-The command answers at once. When the workspace declares Python dependencies that are
-not prepared, the editor shows a notification saying what will run (the requirements,
-what was ignored, where wheels come from and go) with Prepare / Cancel. Only Prepare
-starts the work (sandbox/project_env.py), off the event loop; the end is shown as a
-message. Nothing is downloaded without that answer.
+The command answers at once. When the workspace declares Python or Node dependencies
+that are not prepared, the editor shows a notification saying what will run (Python:
+the requirements, what was ignored, where wheels come from and go; Node: `npm ci
+--ignore-scripts` on this machine with the user's npm configuration, then the packages'
+install scripts in a container with no network) with Prepare / Cancel. Only Prepare
+starts the work (sandbox/project_envs.py), off the event loop; the end is shown as a
+message. Nothing is downloaded without that answer. A Node lock that points outside the
+user's registry is refused (`{"status": "refused"}` with the reason) and never fetched.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ log = logging.getLogger(__name__)
 PREPARE = "Prepare"
 CANCEL = "Cancel"
 
-Preparer = Callable[[Any], Path]  # a PreparePlan -> the ready environment's path
+Preparer = Callable[[Any], list[Path]]  # a ProjectPlan -> the ready environments' paths
 
 
 class PrepareFlow:
@@ -37,15 +40,18 @@ class PrepareFlow:
         self._busy = threading.Lock()
 
     def start(self, root: Path | None) -> dict[str, Any]:
-        from sandbox.project_env import plan
+        from sandbox.project_envs import NOTHING_DECLARED, plan_project, ready_mounts
 
         if root is None:
             return {"status": "none", "detail": "no workspace folder"}
-        prepared = plan(root)
+        prepared = plan_project(root)
         if prepared is None:
-            return {"status": "none", "detail": "no declared Python dependencies"}
-        if (prepared.target / ".lsp-agent-env.json").is_file():
-            return {"status": "ready", "path": str(prepared.target)}
+            return {"status": "none", "detail": NOTHING_DECLARED}
+        if prepared.ready:
+            if prepared.refusal:
+                return {"status": "refused", "detail": prepared.refusal}
+            paths = [str(path) for path in ready_mounts(root)]
+            return {"status": "ready", "path": paths[0] if paths else "", "paths": paths}
         if not self._busy.acquire(blocking=False):
             return {"status": "running"}
         lines = "\n".join(prepared.describe())
@@ -74,13 +80,14 @@ class PrepareFlow:
 
     def _prepare(self, prepared: Any) -> None:
         try:
-            path = self.preparer(prepared)
+            paths = self.preparer(prepared)
         except Exception as exc:  # PrepareError says what to do; anything else is logged
             log.warning("prepare failed: %s", exc)
             show_message(self.client, types.MessageType.Error, f"lsp-agent: prepare failed: {exc}")
         else:
-            show_message(
-                self.client, types.MessageType.Info, f"lsp-agent: project env ready: {path}"
-            )
+            ready = ", ".join(str(path) for path in paths)
+            refused = f"; node refused: {prepared.refusal}" if prepared.refusal else ""
+            kind = types.MessageType.Warning if refused else types.MessageType.Info
+            show_message(self.client, kind, f"lsp-agent: project env ready: {ready}{refused}")
         finally:
             self._busy.release()

@@ -87,11 +87,11 @@ class LspAgentServer(LanguageServer):
             self._prepare = PrepareFlow(self.bridge, self._prepare_env)
         return self._prepare
 
-    def _prepare_env(self, prepared: Any) -> Path:
+    def _prepare_env(self, prepared: Any) -> list[Path]:
         from sandbox.image import image_tag
-        from sandbox.project_env import prepare
+        from sandbox.project_envs import prepare_project
 
-        return prepare(prepared, image_tag(self.settings.sandbox_config()))
+        return prepare_project(prepared, image_tag(self.settings.sandbox_config()))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log every error; show a handler bug to the user at most once a minute."""

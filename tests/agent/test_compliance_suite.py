@@ -255,19 +255,27 @@ def test_the_sandbox_checks_a_fix_with_the_levels_own_test(key: str) -> None:
     assert level.check_command in proposed["check"]
 
 
-@pytest.mark.parametrize("name", ["scripted", "embedded"])
-def test_committed_results_match_the_docs(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "model"),
+    [
+        ("scripted", "scripted"),
+        ("embedded", "embedded"),
+        ("scripted-code", "scripted"),
+        ("embedded-code", "embedded"),
+    ],
+)
+def test_committed_results_match_the_docs(name: str, model: str) -> None:
     docs = Path(__file__).resolve().parents[2] / "docs"
     figures = json.loads((docs / "compliance" / f"{name}.json").read_text())["models"]
     text = (docs / "compliance.md").read_text()
-    assert "\n".join(model_table(figures["results"][name])) in text
+    assert "\n".join(model_table(figures["results"][model])) in text
     documented = [
         build_parser().parse_args(shlex.split(line)[1:])
         for line in text.splitlines()
         if line.startswith("lsp-agent bench models") and f"{name}.json" in line
     ]
     ran = build_parser().parse_args(shlex.split(figures["command"])[1:])
-    assert [(a.name, a.model, a.runs, a.levels) for a in documented] == [
-        (ran.name, ran.model, ran.runs, ran.levels)
+    assert [(a.name, a.model, a.runs, a.levels, a.agent_type) for a in documented] == [
+        (ran.name, ran.model, ran.runs, ran.levels, ran.agent_type)
     ]
     assert (docs / "compliance" / f"{name}.png").read_bytes().startswith(b"\x89PNG")

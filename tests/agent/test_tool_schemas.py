@@ -114,3 +114,6 @@ def test_fixed_prompt_is_at_most_35_percent_of_smolagents_default() -> None:
     assert figures["planning_update_tokens"] < figures["smolagents_planning_update_tokens"] / 10
     assert 0 < figures["explorer_tool_schema_tokens"] < 150, figures
     assert figures["explorer_total_tokens"] < figures["ours_total_tokens"], figures
+    # code mode: the tools as signatures in the system prompt, no schemas
+    assert figures["code_system_tokens"] < figures["ours_total_tokens"], figures
+    assert figures["code_ratio"] <= prompt_bench.TARGET_RATIO, figures

@@ -130,11 +130,15 @@ def test_bench_reports_cold_and_warm_figures(sandbox_image):
     assert figures["large_warm_s"] > 0 and figures["large_mb"] >= 300  # more than the tmpfs
     assert figures["size_ratio"] == pytest.approx(figures["large_warm_s"] / figures["warm_s"])
     assert figures["overlay"] == 1.0
+    assert figures["npm_warm_s"] > 0 and figures["npm_test_run_s"] > 0
+    assert figures["npm_baseline_ratio"] == pytest.approx(
+        figures["npm_warm_s"] / figures["npm_test_run_s"]
+    )
 
 
 @pytest.mark.skipif(
     not in_ci() and os.environ.get("LSP_AGENT_TEST_IMAGE_BUILD", "") != "1",
-    reason="downloads Debian packages (about a minute); runs in CI or with "
+    reason="downloads Debian packages (about two minutes); runs in CI or with "
     "LSP_AGENT_TEST_IMAGE_BUILD=1",
 )
 def test_offline_build_makes_a_working_image(tmp_repo, docker_engine, client):
@@ -148,7 +152,11 @@ def test_offline_build_makes_a_working_image(tmp_repo, docker_engine, client):
         with open_sandbox(tmp_repo, settings) as box:
             assert isinstance(box, DockerSandbox)
             out = box.run(["sh", "-c", "id -u; git --version; python -m pytest --version"])
+            node = box.run(["sh", "-c", "node --version; npm --version; echo $NODE_OPTIONS"])
         assert out.stdout.startswith("65534\ngit version")
         assert "pytest" in out.stdout + out.stderr
+        versions = node.stdout.split("\n")
+        assert versions[0].startswith("v18.") and versions[1].startswith("9."), node.stderr
+        assert versions[2] == "--require /usr/lib/lsp-agent/node-hermetic.js"
     finally:
         client.images.remove(tag, force=True)

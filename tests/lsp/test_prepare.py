@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -44,7 +45,7 @@ async def test_cancel_downloads_nothing_and_prepare_makes_the_env_ready(
 ) -> None:
     assert editor.root is not None
     status = await editor.command("lspAgent.status")
-    assert status["projectEnv"].startswith("not prepared")
+    assert status["projectEnv"].startswith("python: not prepared")
 
     editor.answers = ["Cancel"]
     assert await editor.command("lspAgent.prepare") == {"status": "asking"}
@@ -59,9 +60,43 @@ async def test_cancel_downloads_nothing_and_prepare_makes_the_env_ready(
     assert await editor.command("lspAgent.prepare") == {"status": "asking"}
     await wait_for(lambda: any("env ready" in m.message for m in editor.messages), "ready")
     status = await editor.command("lspAgent.status")
-    assert status["projectEnv"].startswith("ready")
+    assert status["projectEnv"].startswith("python: ready")
     again = await editor.command("lspAgent.prepare")
     assert again["status"] == "ready"
+
+
+async def test_the_node_question_says_what_runs_and_a_foreign_lock_is_refused_unasked(
+    editor: EditorClient,
+) -> None:
+    assert editor.root is not None
+    root = Path(editor.root)
+    (root / "package.json").write_text('{"name": "w", "dependencies": {"is-number": "^7"}}')
+    lock = {
+        "lockfileVersion": 3,
+        "packages": {"": {"name": "w"}, "node_modules/is-number": {"version": "7.0.0"}},
+    }
+    (root / "package-lock.json").write_text(json.dumps(lock))
+    editor.answers = ["Cancel"]
+    assert await editor.command("lspAgent.prepare") == {"status": "asking"}
+    await wait_for(lambda: any("cancelled" in m.message for m in editor.messages), "cancel")
+    question = editor.message_requests[-1].message
+    assert "npm ci --ignore-scripts" in question
+    assert "the repository's .npmrc is not read" in question
+    assert "`npm rebuild` in a container with no network" in question
+    assert not any((DATA_HOME / "lsp-agent" / "envs").glob("node-*"))
+
+    # The lock now sends the download elsewhere: refused before any question.
+    lock["packages"]["node_modules/is-number"]["resolved"] = "http://127.0.0.1:9/x.tgz"
+    (root / "package-lock.json").write_text(json.dumps(lock))
+    (root / "pyproject.toml").unlink()
+    (root / "requirements-dev.txt").unlink()
+    asked = len(editor.message_requests)
+    refused = await editor.command("lspAgent.prepare")
+    assert refused["status"] == "refused"
+    assert "http://127.0.0.1:9/x.tgz" in refused["detail"]
+    assert len(editor.message_requests) == asked
+    status = await editor.command("lspAgent.status")
+    assert status["projectEnv"].startswith("node: cannot prepare (refused")
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -163,10 +163,15 @@ def test_doctor_says_whether_the_project_env_is_ready(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     repo = tmp_path / "repo"
     repo.mkdir()
-    assert check_project_env(repo).detail == "no declared Python dependencies"
+    assert check_project_env(repo).detail == "no declared dependencies (Python or Node)"
     (repo / "requirements.txt").write_text("six\n")
     waiting = check_project_env(repo)
     assert waiting.status is Status.WARN and "lsp-agent sandbox prepare" in waiting.detail
+    assert waiting.detail.startswith("python: not prepared")
+    (repo / "package.json").write_text('{"dependencies": {"is-number": "^7.0.0"}}')
+    both = check_project_env(repo)
+    assert both.status is Status.WARN
+    assert "python: not prepared; node: cannot prepare (no lock file" in both.detail
 
 
 def _features(checks: list[Any]) -> dict[str, Any]:
@@ -237,3 +242,13 @@ def test_doctor_probes_ollama_native_chat(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert list(features) == ["tools", "format=<JSON schema>", "streaming"]
     assert all(c.status is Status.OK for c in features.values()), features
     assert paths == ["/api/chat"] * 3
+
+
+def test_doctor_says_when_code_mode_falls_back_to_tool_calling() -> None:
+    from lsp_agent.cli.doctor import check_code_mode
+
+    assert check_code_mode(Settings()) == []  # tool calling: nothing to say
+    (check,) = check_code_mode(Settings(agent_type="code", sandbox_backend="none"))
+    assert check.status is Status.WARN and not check.required
+    assert "unavailable (SANDBOX_BACKEND=none" in check.detail
+    assert "jobs use tool calling" in check.detail

@@ -78,3 +78,16 @@ def test_build_without_engine_is_a_build_error(monkeypatch):
     monkeypatch.setattr(builder, "connect", no_engine)
     with pytest.raises(builder.BuildError, match="cannot reach"):
         builder.build_image()
+
+
+def test_both_recipes_have_npm_and_write_the_same_node_preload():
+    assert {"nodejs", "npm"} <= set(image.packages())
+    dockerfile = image.DOCKERFILE.read_text()
+    script = image.ROOTFS_SCRIPT.read_text()
+    assert re.search(r"apt-get install [^\n]*\bnodejs npm\b", dockerfile)
+    # apt inside the debootstrapped root resolves npm's virtual packages.
+    assert re.search(r"in_root apt-get install [^\n]*\$packages", script)
+    preload = r"printf '%s\\n' '([^']+)' > \S*/usr/lib/lsp-agent/node-hermetic\.js"
+    ours, theirs = re.findall(preload, script), re.findall(preload, dockerfile)
+    assert len(ours) == 1 and ours == theirs
+    assert "_resolveLookupPaths" in ours[0]

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_agent.cli.project_prepare import prepare_command
-from sandbox.check_command import node_test_script, resolve_check_command
-from sandbox.config import SandboxConfig
 from sandbox.project_deps import declared, dependency_key
 from sandbox.project_env import download_argv, env_status, plan, ready_env
 
@@ -101,13 +99,16 @@ def test_prepare_asks_first_and_refuses_without_a_terminal(tmp_path, monkeypatch
     assert not (tmp_path / "data" / "lsp-agent" / "envs").exists()
 
 
-def test_node_test_script_is_the_auto_command_when_there_are_no_pytest_tests(tmp_path):
-    write(tmp_path, {"package.json": '{"scripts": {"test": "node test.js"}}'})
-    assert node_test_script(tmp_path) == "node test.js"
-    assert resolve_check_command(SandboxConfig(), tmp_path) == ("sh", "-c", "node test.js")
-    (tmp_path / "package.json").write_text(
-        '{"scripts": {"test": "echo \\"Error: no test specified\\" && exit 1"}}'
-    )
-    assert node_test_script(tmp_path) is None
-    (tmp_path / "package.json").write_text("not json")
-    assert resolve_check_command(SandboxConfig(), tmp_path) is None
+def test_a_refused_node_part_is_shown_before_consent_and_fails_the_command(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    files = {"package.json": '{"dependencies": {"left-pad": "^1"}}', "yarn.lock": "# yarn\n"}
+    node_only = write(tmp_path / "node-only", files)
+    assert prepare_command(node_only, yes=True) == 1  # nothing to consent to
+    assert "sandbox prepare: node: yarn.lock (yarn) is not supported" in capsys.readouterr().err
+    both = write(tmp_path / "both", {**files, "requirements.txt": "six\n"})
+    assert prepare_command(both, yes=False, interactive=False) == 2
+    err = capsys.readouterr().err
+    assert "requirements: six" in err and "node refused: yarn.lock (yarn)" in err
+    assert not (tmp_path / "data" / "lsp-agent" / "envs").exists()

@@ -85,6 +85,37 @@ export function affectsServerSettings(event: ChangeEvent): boolean {
   return SERVER_SETTINGS.some((s) => event.affectsConfiguration(`${SECTION}.${s.key}`));
 }
 
+/** How the server is started, from the user's own (global) settings only. */
+export interface ServerLaunchSettings {
+  readonly command: readonly string[];
+  readonly pythonPath: string;
+  /** Launch settings a workspace or folder set, which are ignored (shown to the user once). */
+  readonly ignored: readonly string[];
+}
+
+/**
+ * `server.command` and `server.pythonPath` name the program VS Code runs on the host, so a
+ * repository's `.vscode/settings.json` must not choose them: only the user's value counts
+ * (the settings are also declared with `application` scope, which VS Code enforces).
+ */
+export function serverLaunchSettings(config: ConfigReader): ServerLaunchSettings {
+  const ignored: string[] = [];
+  const userValue = <T>(key: string): T | undefined => {
+    const info = config.inspect<T>(key);
+    if (info?.workspaceValue !== undefined || info?.workspaceFolderValue !== undefined) {
+      ignored.push(`${SECTION}.${key}`);
+    }
+    return info?.globalValue;
+  };
+  const command = userValue<unknown>('server.command');
+  const pythonPath = userValue<unknown>('server.pythonPath');
+  return {
+    command: Array.isArray(command) ? command.filter((v): v is string => typeof v === 'string') : [],
+    pythonPath: typeof pythonPath === 'string' ? pythonPath : '',
+    ignored,
+  };
+}
+
 /** Does this change concern how the server is started (so it must restart)? */
 export function affectsServerLaunch(event: ChangeEvent): boolean {
   return (

@@ -22,6 +22,7 @@ import {
   affectsServerLaunch,
   affectsServerSettings,
   initializationOptions,
+  serverLaunchSettings,
   serverPayload,
 } from './configuration';
 import {
@@ -132,9 +133,15 @@ export class AgentController implements vscode.Disposable {
 
   async start(): Promise<void> {
     const config = this.config();
+    const launch = serverLaunchSettings(config);
+    for (const key of launch.ignored) {
+      this.output.warn(
+        `${key} is set in this workspace's settings and ignored: the program that starts the server comes from your user settings only.`,
+      );
+    }
     const found = discoverServer({
-      command: config.get<string[]>('server.command') ?? [],
-      pythonPath: config.get<string>('server.pythonPath') ?? '',
+      command: launch.command,
+      pythonPath: launch.pythonPath,
       workspaceFolders: this.folders(),
       env: process.env,
       platform: process.platform,

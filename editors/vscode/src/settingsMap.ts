@@ -147,7 +147,10 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     type: 'string',
     default: 'tool_calling',
     enum: ['tool_calling', 'code'],
-    enumDescriptions: ['The model calls tools with JSON.', 'The model writes Python actions.'],
+    enumDescriptions: [
+      'The model calls tools with JSON.',
+      'The model writes Python, run in the Docker sandbox (tool calling without Docker).',
+    ],
     markdownDescription: 'How the agent acts.',
   },
   {
@@ -261,7 +264,7 @@ export const CLIENT_SETTINGS: readonly ClientSetting[] = [
     key: 'server.command',
     type: 'array',
     default: [],
-    scope: 'machine-overridable',
+    scope: 'application',
     markdownDescription:
       'Command that starts the server, as a list, e.g. `["uvx", "lsp-agent", "serve"]`. Empty: use **Python Path** if set, else find `lsp-agent` in the workspace `.venv`, on `PATH` or in `~/.local/bin` (pipx, uv tool). `${workspaceFolder}` and `~` are expanded.',
   },
@@ -269,7 +272,7 @@ export const CLIENT_SETTINGS: readonly ClientSetting[] = [
     key: 'server.pythonPath',
     type: 'string',
     default: '',
-    scope: 'machine-overridable',
+    scope: 'application',
     markdownDescription:
       'Python interpreter that has lsp-agent installed; the server is started as `python -m lsp_agent serve`. Used when **Command** is empty.',
   },

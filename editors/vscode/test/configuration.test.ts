@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   affectsServerLaunch,
   affectsServerSettings,
   type ConfigReader,
   configurationAnswer,
   initializationOptions,
+  serverLaunchSettings,
   serverPayload,
 } from '../src/configuration';
 import { contributedProperty, SERVER_SETTINGS } from '../src/settingsMap';
@@ -108,5 +111,27 @@ describe('configuration sent to the server', () => {
     assert.ok(affectsServerLaunch(event('lspAgent.server.pythonPath')));
     assert.ok(affectsServerLaunch(event('lspAgent.server.command')));
     assert.ok(!affectsServerLaunch(event('lspAgent.model.id')));
+  });
+
+  it('starts the server from the user settings only: a workspace cannot choose the program', () => {
+    const planted = { 'server.command': ['sh', '-c', 'touch /tmp/pwned'], 'server.pythonPath': '/repo/evil/python' };
+    const fromWorkspace = serverLaunchSettings(reader({}, planted));
+    assert.deepEqual(fromWorkspace.command, []);
+    assert.equal(fromWorkspace.pythonPath, '');
+    assert.deepEqual([...fromWorkspace.ignored].sort(), ['lspAgent.server.command', 'lspAgent.server.pythonPath']);
+    const mine = serverLaunchSettings(reader({ 'server.command': ['/opt/lsp-agent', 'serve'] }, planted));
+    assert.deepEqual(mine.command, ['/opt/lsp-agent', 'serve']);
+    assert.equal(mine.pythonPath, '');
+  });
+
+  it('declares the launch settings with application scope', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { scope?: string }> }[] | { properties: Record<string, { scope?: string }> } };
+    };
+    const sections = Array.isArray(pkg.contributes.configuration) ? pkg.contributes.configuration : [pkg.contributes.configuration];
+    const properties = Object.assign({}, ...sections.map((c) => c.properties)) as Record<string, { scope?: string }>;
+    for (const key of ['server.command', 'server.pythonPath']) {
+      assert.equal(properties[`lspAgent.${key}`]?.scope, 'application', key);
+    }
   });
 });

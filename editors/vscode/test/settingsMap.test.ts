@@ -84,10 +84,11 @@ describe('settings map', () => {
     }
   });
 
-  it('keeps how the server starts out of workspace-folder scope and away from the server', () => {
+  it('keeps how the server starts in user settings only and away from the server', () => {
     for (const s of CLIENT_SETTINGS) assert.equal(s.serverKey, undefined);
     const command = CLIENT_SETTINGS.find((s) => s.key === 'server.command');
-    assert.equal(command?.scope, 'machine-overridable');
+    assert.equal(command?.scope, 'application');
+    assert.equal(CLIENT_SETTINGS.find((s) => s.key === 'server.pythonPath')?.scope, 'application');
   });
 
   it('declares every command it registers, with the palette titles of the issue', () => {

@@ -84,6 +84,7 @@ def report_lines(figures: dict[str, Any]) -> list[str]:
         f"bench models: compliance suite, {figures.get('runs')} run(s) per level, "
         f"{figures.get('date')}, {machine.get('cpus')} CPUs ({machine.get('cpu')})",
         f"command: {figures.get('command')}",
+        f"agent type: {figures.get('agent_type', 'tool_calling')}",
     ]
     if figures.get("mode", "default") != "default":
         lines.append(f"agent mode: {figures['mode']}")

@@ -1,0 +1,115 @@
+"""smolagents' `PythonExecutor`, with the model's code run in a Docker container, never here.
+
+smolagents' `LocalPythonExecutor` interprets the code in our process: it is not a boundary.
+This executor hands each step's code to the job's `CodeSession` (sandbox/code_session.py:
+a hardened container without the repository) and serves every tool call the code makes by
+calling the host's `InstrumentedTool`, so each call passes validation, policy, approval,
+truncation, redaction, loop detection and its `tool_wrapped.<name>` span exactly as in
+tool-calling mode. A tool's error reaches the code as an exception; a failing step raises
+here and smolagents makes it the step's error observation (the run goes on).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from smolagents.local_python_executor import CodeOutput, PythonExecutor
+from smolagents.tools import Tool
+
+from safety.secret_redaction import redact_secrets
+from safety.truncation import truncate_output
+from sandbox.code_session import CodeSession
+
+log = logging.getLogger(__name__)
+
+FINAL_ANSWER = "final_answer"  # defined by the runner itself: it ends the step
+
+
+class CodeStepError(Exception):
+    """The step's code failed (an exception, a timeout, a lost container): its message is
+    what the model reads."""
+
+
+class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
+    """Runs code steps in the job's code container; serves tool calls on the host."""
+
+    def __init__(
+        self,
+        session: CodeSession,
+        *,
+        max_chars: int,
+        max_lines: int,
+        stop_reason: Callable[[], str | None] = lambda: None,
+    ) -> None:
+        self.session = session
+        self.stop_reason = stop_reason
+        self.max_chars = max_chars
+        self.max_lines = max_lines
+        self.tools: dict[str, Tool] = {}
+        # smolagents reads `state["_print_outputs"]` to keep a failed step's prints.
+        self.state: dict[str, Any] = {}
+        self.last_calls: list[str] = []
+
+    # ---- PythonExecutor ----------------------------------------------------------------
+    def send_tools(self, tools: dict[str, Tool]) -> None:
+        self.tools = {name: tool for name, tool in tools.items() if name != FINAL_ANSWER}
+        self.session.tools = [
+            {"name": name, "inputs": list(tool.inputs)} for name, tool in self.tools.items()
+        ]
+
+    def send_variables(self, variables: dict[str, Any]) -> None:
+        self.session.variables = {
+            str(name): value if _is_json(value) else str(value) for name, value in variables.items()
+        }
+
+    def __call__(self, code_action: str) -> CodeOutput:
+        outcome = self.session.run_step(code_action, self.serve_call)
+        self.last_calls = list(outcome.calls)
+        logs = self._bounded(outcome.logs)
+        self.state["_print_outputs"] = logs
+        if outcome.error is not None:
+            raise CodeStepError(self._bounded(outcome.error))
+        output = None if outcome.output is None else self._bounded(outcome.output)
+        return CodeOutput(output=output, logs=logs, is_final_answer=outcome.final)
+
+    def cleanup(self) -> None:
+        self.session.close()
+
+    # ---- the host's side of a tool call ------------------------------------------------
+    def serve_call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """(observation, is_error) of one proxied call, through the tool's wrapper."""
+        stopped = self.stop_reason()
+        if stopped is not None:  # cancelled, or a loop stop: no more calls in this job
+            return f"RunStopped: {stopped}", True
+        tool = self.tools.get(name)
+        if tool is None:
+            known = ", ".join(sorted(self.tools))
+            return f"NameError: there is no tool {name!r}; the tools are: {known}", True
+        call = getattr(tool, "call", None)
+        observation = str(call(arguments) if callable(call) else tool(**arguments))
+        return observation, is_error_text(observation)
+
+    def _bounded(self, text: str) -> str:
+        bounded, _ = truncate_output(redact_secrets(text), self.max_chars, self.max_lines)
+        return bounded
+
+
+def is_error_text(text: str) -> bool:
+    """True for the tools' error schema (`{"error": ..., "message": ...}`), also with the
+    loop detector's `[warning]` or `[stop]` note after it."""
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text.strip())
+    except ValueError:
+        return False
+    return isinstance(data, dict) and "error" in data and "message" in data
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -1,0 +1,64 @@
+"""The short system prompt of code mode (`AGENT_TYPE=code`) for small models.
+
+smolagents' CodeAgent prompt is about 2,000 tokens of worked examples with notional tools.
+Here: what a step is (one Python block, print what you need), the tools as Python
+signatures with one line each (code mode sends no tool schemas: the prompt is the only
+place the model learns them), and the same discipline as the tool-calling prompt (read
+before you change, change code only through propose_patch then apply_patch, end with a
+short final answer).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from collections.abc import Iterable
+from typing import Any
+
+import yaml
+
+from lsp_agent.agent.prompts import FINAL_ANSWER_POST, FINAL_ANSWER_PRE
+
+CODE_SYSTEM_PROMPT = """\
+You are a coding agent. Each reply: one short thought, then one ```python block. It runs \
+in a sandbox where only these functions reach the repository (each returns text; a JSON \
+result also gives result["patch_id"] etc.; a failing call raises ToolCallError):
+{tools}
+final_answer(answer): end the task with a short summary for the user.
+You see only what you print() and errors. Read before you change. Change code only with \
+propose_patch, then apply_patch(patch_id=...). End with final_answer."""
+
+DESCRIPTION_CHARS = 80
+
+
+def signature(tool: Any) -> str:
+    """`name(required, optional=None): first sentence of the description`."""
+    arguments = [
+        f"{name}=None" if spec.get("nullable") else name for name, spec in tool.inputs.items()
+    ]
+    description = " ".join(str(tool.description).split())
+    first = description.split(". ")[0].rstrip(".")
+    if len(first) > DESCRIPTION_CHARS:
+        first = first[: DESCRIPTION_CHARS - 1] + "…"
+    return f"{tool.name}({', '.join(arguments)}): {first}"
+
+
+def code_system_prompt(tools: Iterable[Any]) -> str:
+    lines = [signature(tool) for tool in tools if tool.name != "final_answer"]
+    return CODE_SYSTEM_PROMPT.format(tools="\n".join(lines))
+
+
+def code_model_templates() -> dict[str, Any]:
+    """smolagents' CodeAgent templates with our short closing messages (the system prompt
+    is written by `code_system_prompt`, from the job's tools)."""
+    text = (
+        importlib.resources.files("smolagents.prompts")
+        .joinpath("code_agent.yaml")
+        .read_text(encoding="utf-8")
+    )
+    templates: dict[str, Any] = yaml.safe_load(text)
+    templates["system_prompt"] = CODE_SYSTEM_PROMPT
+    templates["final_answer"] = {
+        "pre_messages": FINAL_ANSWER_PRE,
+        "post_messages": FINAL_ANSWER_POST,
+    }
+    return templates

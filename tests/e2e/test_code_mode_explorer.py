@@ -1,0 +1,66 @@
+"""The explorer (AGENT_SUBAGENTS=explorer) in code mode, on the real Docker engine: the
+model's code calls `explorer(task=...)` like any tool; the read-only sub-agent (tool calling,
+on the same scripted model) answers, and its answer is what the code gets back. Planning is
+said to be unavailable in code mode, and the job goes on."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from pathlib import Path
+
+import pytest
+
+from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.settings import Settings
+from lsp_agent.testing import ScriptedModel
+from tests.e2e.code_mode import code_turn
+from tools.approval_gate import AutoApprove
+from tools.patch_writer import DiskPatchWriter
+from tools.workspace import DiskWorkspace
+
+pytestmark = pytest.mark.docker
+
+SETTINGS = Settings(
+    agent_type="code",
+    sandbox_backend="docker",
+    sandbox_timeout_s=30,
+    phoenix_enabled=False,
+    agent_max_steps=6,
+    agent_subagents=("explorer",),
+    agent_planning_interval=2,
+)
+
+
+def test_code_calls_the_explorer_and_gets_its_answer(tmp_repo: Path, sandbox_image: str) -> None:
+    before = (tmp_repo / "pkg" / "calc.py").read_bytes()
+    model = ScriptedModel(
+        [
+            code_turn('found = explorer(task="What does add() return?")\nprint(found)'),
+            {"tool": "run_cmd", "arguments": {"command": "echo x > pkg/calc.py"}},
+            {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
+            {"final_answer": "add() in pkg/calc.py returns a + b."},
+            code_turn('final_answer("add returns a + b, says the explorer")'),
+        ]
+    )
+    events: list[ProgressEvent] = []
+    result = run_agent_job(
+        "what does add return",
+        settings=dataclasses.replace(SETTINGS),
+        workspace=DiskWorkspace(tmp_repo),
+        approvals=AutoApprove(),
+        writer=DiskPatchWriter(tmp_repo),
+        on_progress=events.append,
+        cancel=threading.Event(),
+        model=model,
+    )
+    assert result.status == "answered", result
+    assert "says the explorer" in result.answer
+    assert "there is no tool `run_cmd`" in model.calls[2].text()
+    assert "Explorer's answer" in model.calls[-1].text()
+    assert "returns a + b" in model.calls[-1].text()
+    assert (tmp_repo / "pkg" / "calc.py").read_bytes() == before
+    infos = [e.message for e in events if e.kind == "info"]
+    assert any("Planning" in m and "not available in code mode" in m for m in infos), infos
+    assert any(e.kind == "subagent" for e in events)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from smolagents import CodeAgent
-from smolagents.memory import ActionStep, SystemPromptStep, TaskStep
+from smolagents.memory import ActionStep, MemoryStep, PlanningStep, SystemPromptStep, TaskStep
 from smolagents.models import ChatMessage, MessageRole, Model
 from smolagents.monitoring import LogLevel
 
@@ -39,6 +39,12 @@ from lsp_agent.agent.factory import (
     summarize_observation,
 )
 from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.planning import (
+    PlanMonitor,
+    PlanReplyLimitMixin,
+    plan_token_limit,
+    planning_templates,
+)
 from lsp_agent.agent.prompts import step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from sandbox.code_session import CodeSession
@@ -56,9 +62,9 @@ CODE_BACKENDS = ("auto", "docker")  # the SANDBOX_BACKEND values under which cod
 CODE_BLOCK_TAGS = ("```python", "\n```")
 
 
-class LspCodeAgent(CodeAgent):  # type: ignore[misc]
-    """CodeAgent with our prompt, compact history (no second copy of each step's code) and
-    step notes."""
+class LspCodeAgent(PlanReplyLimitMixin, CodeAgent):  # type: ignore[misc]
+    """CodeAgent with our prompt, compact history (no second copy of each step's code),
+    step notes and short plans."""
 
     def __init__(self, *, tool_context: ToolContext, **kwargs: Any) -> None:
         self.tool_context = tool_context
@@ -70,11 +76,15 @@ class LspCodeAgent(CodeAgent):  # type: ignore[misc]
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages: list[ChatMessage] = []
+        # Only the latest plan is replayed, and none when smolagents revises the plan.
+        plans = [step for step in self.memory.steps if isinstance(step, PlanningStep)]
         for step in [self.memory.system_prompt, *self.memory.steps]:
             if isinstance(step, SystemPromptStep | TaskStep):
                 messages.extend(step.to_messages(summary_mode=summary_mode))
             elif isinstance(step, ActionStep):
                 messages.extend(self.step_messages(step))
+            elif isinstance(step, PlanningStep) and step is plans[-1] and not summary_mode:
+                messages.extend(step.to_messages())
         patches = self.tool_context.patches
         latest = patches.latest()
         hint = next_step(latest.id, latest.status) if latest else ""
@@ -167,8 +177,8 @@ def build_code_agent(
 ) -> tuple[Any, StepMonitor]:
     """The code agent for one job, or the tool-calling one when code cannot run in Docker.
 
-    `extra_tools` (the explorer) are offered in code mode too; planning is not (yet): code
-    mode says so and runs without it."""
+    `extra_tools` (the explorer) are offered in code mode too, and planning works as in
+    tool-calling mode (short plans, in the budget, shown as progress)."""
     engine, problem = _docker_engine(sandbox_config)
     if engine is None:
         message = f"Code mode is unavailable ({problem}); this job uses tool calling instead."
@@ -184,10 +194,6 @@ def build_code_agent(
             planning_interval=planning_interval,
             extra_tools=extra_tools,
         )
-    if planning_interval:
-        message = "Planning (AGENT_PLANNING_INTERVAL) is not available in code mode yet."
-        log.warning(message)
-        on_progress(ProgressEvent(0, max_steps, None, message, "info"))
     from sandbox.image import image_tag
 
     context.state.max_steps = max(context.state.max_steps, max_steps + 1)
@@ -206,18 +212,27 @@ def build_code_agent(
     prompt_tokens = int(len(code_system_prompt(tools)) / CHARS_PER_TOKEN)
     budget = ContextBudget.for_context(num_ctx, fixed_tokens=prompt_tokens)
     monitor = CodeStepMonitor(context, budget, on_progress, cancel, max_steps, executor=executor)
+    callbacks: dict[type[MemoryStep], Any] = {ActionStep: monitor}
+    templates = code_model_templates()
+    if planning_interval > 0:
+        templates["planning"] = planning_templates()
+        callbacks[PlanningStep] = PlanMonitor(
+            on_progress, cancel, max_steps, budget, lambda agent: agent.write_memory_to_messages()
+        )
     agent = LspCodeAgent(
         tool_context=context,
         tools=tools,
         model=model,
-        prompt_templates=code_model_templates(),
+        prompt_templates=templates,
         executor=executor,
         code_block_tags=CODE_BLOCK_TAGS,
         max_steps=max_steps,
         verbosity_level=LogLevel.OFF,
-        step_callbacks={ActionStep: monitor},
+        step_callbacks=callbacks,
         final_answer_checks=[answer_is_real],
+        planning_interval=planning_interval or None,
     )
+    agent.plan_max_tokens = plan_token_limit(budget.budget_tokens)
     return agent, monitor
 
 

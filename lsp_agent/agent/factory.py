@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from smolagents import ToolCallingAgent
@@ -25,7 +25,7 @@ from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.planning import (
     PlanMonitor,
-    PlanReplyLimit,
+    PlanReplyLimitMixin,
     plan_token_limit,
     planning_templates,
 )
@@ -81,24 +81,12 @@ def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
     return True
 
 
-class LspAgent(ToolCallingAgent):  # type: ignore[misc]
+class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
     """ToolCallingAgent that replays history natively and adds step notes."""
-
-    model: Model
-    plan_max_tokens = 0  # the limit of a planning reply (set by build_agent); 0 = none
 
     def __init__(self, *, tool_context: ToolContext, **kwargs: Any) -> None:
         self.tool_context = tool_context
         super().__init__(**kwargs)
-
-    def _generate_planning_step(self, task: str, is_first_step: bool, step: int) -> Iterator[Any]:
-        model = self.model
-        if self.plan_max_tokens:
-            self.model = PlanReplyLimit(model, self.plan_max_tokens)
-        try:
-            yield from super()._generate_planning_step(task, is_first_step, step)
-        finally:
-            self.model = model
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages = memory_messages(self.memory, summary_mode)

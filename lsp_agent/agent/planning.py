@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from smolagents.memory import PlanningStep
@@ -100,6 +100,25 @@ class PlanReplyLimit(Model):  # type: ignore[misc]
             **kwargs,
         )
         return reply
+
+
+class PlanReplyLimitMixin:
+    """For agent classes (before smolagents' base): planning replies of at most
+    `plan_max_tokens` tokens (0 = no limit), the agent's model wrapped for that call only."""
+
+    model: Model
+    plan_max_tokens = 0  # set by the agent's builder
+
+    def _generate_planning_step(self, task: str, is_first_step: bool, step: int) -> Iterator[Any]:
+        model = self.model
+        if self.plan_max_tokens:
+            self.model = PlanReplyLimit(model, self.plan_max_tokens)
+        try:
+            yield from super()._generate_planning_step(  # type: ignore[misc]
+                task, is_first_step, step
+            )
+        finally:
+            self.model = model
 
 
 def clean_plan(text: str, limit: int) -> str:

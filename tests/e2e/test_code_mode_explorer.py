@@ -1,7 +1,7 @@
 """The explorer (AGENT_SUBAGENTS=explorer) in code mode, on the real Docker engine: the
 model's code calls `explorer(task=...)` like any tool; the read-only sub-agent (tool calling,
-on the same scripted model) answers, and its answer is what the code gets back. Planning is
-said to be unavailable in code mode, and the job goes on."""
+on the same scripted model) answers, and its answer is what the code gets back. Planning
+works in code mode too: a plan first and again every 2 steps, shown as progress."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def test_code_calls_the_explorer_and_gets_its_answer(tmp_repo: Path, sandbox_ima
     before = (tmp_repo / "pkg" / "calc.py").read_bytes()
     model = ScriptedModel(
         [
+            {"text": "1. Ask the explorer what add() returns.\n2. Answer.\n<end_plan>"},
             code_turn('found = explorer(task="What does add() return?")\nprint(found)'),
             {"tool": "run_cmd", "arguments": {"command": "echo x > pkg/calc.py"}},
             {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
@@ -57,10 +58,12 @@ def test_code_calls_the_explorer_and_gets_its_answer(tmp_repo: Path, sandbox_ima
     )
     assert result.status == "answered", result
     assert "says the explorer" in result.answer
-    assert "there is no tool `run_cmd`" in model.calls[2].text()
+    assert "there is no tool `run_cmd`" in model.calls[3].text()
     assert "Explorer's answer" in model.calls[-1].text()
     assert "returns a + b" in model.calls[-1].text()
     assert (tmp_repo / "pkg" / "calc.py").read_bytes() == before
-    infos = [e.message for e in events if e.kind == "info"]
-    assert any("Planning" in m and "not available in code mode" in m for m in infos), infos
+    plans = [e.message for e in events if e.kind == "plan"]
+    assert plans[0].startswith("1. Ask the explorer"), plans
+    assert model.calls[0].tool_names == []  # the plan is asked without tools
+    assert "1. Ask the explorer" in model.calls[1].text()  # and replayed to the code step
     assert any(e.kind == "subagent" for e in events)

@@ -41,3 +41,20 @@ def test_a_refused_apply_raises_in_the_code_and_writes_nothing(tmp_repo, tmp_pat
     assert "patch p1: pkg/calc.py [rejected]" in out.stdout, out.stdout
     assert (tmp_repo / "pkg" / "calc.py").read_bytes() == before
     assert out.returncode == 0, out.stdout  # the run went on to its final answer
+
+
+def test_code_mode_plans_first_and_revises_every_step(tmp_repo, tmp_path, sandbox_image):
+    first_plan = {"text": "1. Read calc.py and patch add().\n2. Answer.\n<end_plan>"}
+    revised = {"text": "1. Say what was changed.\n<end_plan>"}
+    out = run_code_mode(
+        tmp_repo,
+        [first_plan, FIX_IN_ONE_STEP, revised, ANSWER],
+        tmp_path,
+        task="fix add",
+        env={"AGENT_PLANNING_INTERVAL": "1"},
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "plan (before step 1):" in out.stdout and "Read calc.py and patch add()" in out.stdout
+    assert "plan (before step 2):" in out.stdout and "Say what was changed" in out.stdout
+    assert "answered after 2 steps" in out.stdout, out.stdout
+    assert (tmp_repo / "pkg" / "calc.py").read_text().endswith("return b + a\n")

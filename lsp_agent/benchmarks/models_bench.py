@@ -11,7 +11,7 @@ set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. `--agent-type co
 levels in code mode (needs the Docker sandbox; `scripted` then plays the code-form
 references, `compliance.code_reference`). `--planning-interval N` and `--subagents explorer`
 run every level in that agent mode (`compliance.modes`: the scripted references gain plan
-turns and, where delegating fits, an explorer call). Progress goes to stderr, the tables to
+turns and, where delegating fits, an explorer call; in code mode, plan turns only). Progress goes to stderr, the tables to
 stdout.
 """
 
@@ -84,7 +84,7 @@ def _model_for_level(
 ) -> ModelForLevel:
     if model_id == SCRIPTED:
         if agent_type == "code":
-            return code_reference
+            return lambda level: code_reference(level, mode)
         return lambda level: scripted_reference(level, mode)
     return lambda level: None  # built from the settings' model id by the runtime
 

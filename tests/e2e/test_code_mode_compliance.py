@@ -44,3 +44,28 @@ def test_code_references_pass_every_level_in_code_mode(
         assert steps == len(CODE_REFERENCE[level.key]) <= len(level.reference), level.key
     assert results["total"]["steps"] < sum(len(level.reference) for level in LEVELS)
     assert "agent type: code" in capsys.readouterr().out
+
+
+def test_code_references_pass_every_level_with_planning_and_the_explorer(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox_image: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PHOENIX_ENABLED", raising=False)
+    monkeypatch.setenv("SANDBOX_BACKEND", "docker")
+    output = tmp_path / "code-modes.json"
+    argv = ["bench", "models", "--agent-type", "code", "--planning-interval", "1"]
+    argv += ["--subagents", "explorer", "--runs", "1", "--output", str(output)]
+    assert main(argv) == 0
+    results = json.loads(output.read_text())["models"]["results"]["scripted"]
+    failures = {
+        key: level["runs_detail"][0]["reason"]
+        for key, level in results["levels"].items()
+        if level["pass_rate"] != 1.0
+    }
+    assert failures == {}
+    steps = sum(len(CODE_REFERENCE[level.key]) for level in LEVELS)
+    assert results["total"]["steps"] == steps
+    # one plan before every step (interval 1), besides the steps themselves
+    assert results["total"]["model_calls"] == 2 * steps, results["total"]

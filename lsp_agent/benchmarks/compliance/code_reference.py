@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_agent.benchmarks.compliance.levels import Level
+from lsp_agent.benchmarks.compliance.modes import DEFAULT_MODE, AgentMode, reference_turns
 
 
 def code(source: str, thought: str) -> dict[str, Any]:
@@ -134,8 +135,10 @@ if result.startswith("applied"):
 }
 
 
-def code_reference(level: Level) -> Any:
-    """The `scripted` model for a level in code mode: its code-form reference solution."""
+def code_reference(level: Level, mode: AgentMode = DEFAULT_MODE) -> Any:
+    """The `scripted` model for a level in code mode: its code-form reference solution, with
+    plan turns when `mode` plans."""
     from lsp_agent.testing import ScriptedModel
 
-    return ScriptedModel(CODE_REFERENCE[level.key], model_id="scripted")
+    turns = reference_turns(level, mode, CODE_REFERENCE[level.key])
+    return ScriptedModel(turns, model_id="scripted")

@@ -98,6 +98,9 @@ EXPLORER_REFERENCES: dict[str, tuple[MainStep, ...]] = {
 
 def _describe(step: MainStep) -> str:
     turn = step[0]
+    if "text" in turn:  # code mode: a thought, then the code
+        thought = str(turn["text"]).splitlines()[0].removeprefix("Thought:").strip()
+        return thought[:80] or "Run code."
     if "final_answer" in turn:
         return "Answer with final_answer."
     arguments = turn.get("arguments", {})
@@ -111,10 +114,16 @@ def plan_turn(steps: tuple[MainStep, ...]) -> dict[str, Any]:
     return {"text": "\n".join(lines) + "\n<end_plan>"}
 
 
-def reference_turns(level: Level, mode: AgentMode) -> list[dict[str, Any]]:
-    """The level's reference solution as script turns for `mode`."""
+def reference_turns(
+    level: Level, mode: AgentMode, reference: tuple[dict[str, Any], ...] | None = None
+) -> list[dict[str, Any]]:
+    """The level's reference solution as script turns for `mode`. `reference` replaces the
+    level's own (code mode's code-form turns, which keep to themselves: the explorer is
+    offered there but not used)."""
     steps: tuple[MainStep, ...]
-    if "explorer" in mode.subagents and level.key in EXPLORER_REFERENCES:
+    if reference is not None:
+        steps = tuple((turn,) for turn in reference)
+    elif "explorer" in mode.subagents and level.key in EXPLORER_REFERENCES:
         steps = EXPLORER_REFERENCES[level.key]
     else:
         steps = tuple((turn,) for turn in level.reference)

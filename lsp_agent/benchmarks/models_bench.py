@@ -11,8 +11,8 @@ set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. `--agent-type co
 levels in code mode (needs the Docker sandbox; `scripted` then plays the code-form
 references, `compliance.code_reference`). `--planning-interval N` and `--subagents explorer`
 run every level in that agent mode (`compliance.modes`: the scripted references gain plan
-turns and, where delegating fits, an explorer call; in code mode, plan turns only). Progress goes to stderr, the tables to
-stdout.
+turns and, where delegating fits, an explorer call; in code mode, plan turns only).
+Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations

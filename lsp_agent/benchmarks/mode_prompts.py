@@ -20,18 +20,19 @@ import yaml
 from lsp_agent.benchmarks.token_count import count_json_tokens, count_tokens
 
 
-def _render(template: str, tools: dict[str, Any]) -> str:
+def render_template(template: str, tools: dict[str, Any], task: str = "") -> str:
+    """A smolagents prompt template as sent (`task` stands for the task)."""
     from smolagents.agents import populate_template
 
-    variables = {"task": "", "tools": tools, "managed_agents": {}, "remaining_steps": 10}
+    variables = {"task": task, "tools": tools, "managed_agents": {}, "remaining_steps": 10}
     return str(populate_template(template, variables))
 
 
 def _planning_tokens(templates: dict[str, str], tools: dict[str, Any]) -> tuple[int, int]:
-    initial = count_tokens(_render(templates["initial_plan"], tools))
+    initial = count_tokens(render_template(templates["initial_plan"], tools))
     update = count_tokens(
-        _render(templates["update_plan_pre_messages"], tools)
-        + _render(templates["update_plan_post_messages"], tools)
+        render_template(templates["update_plan_pre_messages"], tools)
+        + render_template(templates["update_plan_post_messages"], tools)
     )
     return initial, update
 

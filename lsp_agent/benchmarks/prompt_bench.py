@@ -115,7 +115,37 @@ def code_prompt_tokens(context: Any) -> tuple[int, int]:
     return count_tokens(code_system_prompt(tools)), count_tokens(default.initialize_system_prompt())
 
 
-def measure(runs: int = 1) -> dict[str, Any]:
+def fixed_prompt_texts(agent: Any, context: Any) -> dict[str, str]:
+    """The fixed text each agent mode sends (tool schemas aside): what `--show-prompts` prints."""
+    from lsp_agent.agent.code_prompts import code_system_prompt
+    from lsp_agent.agent.explorer import EXPLORER_PROMPT
+    from lsp_agent.agent.planning import planning_templates
+    from lsp_agent.benchmarks.mode_prompts import render_template
+
+    tools = dict(agent.tools)
+    planning = planning_templates()
+    return {
+        "tool calling: system prompt": str(agent.initialize_system_prompt()),
+        "code: system prompt": code_system_prompt(tools.values()),
+        "planning: first plan": render_template(planning["initial_plan"], tools, "<task>"),
+        "planning: revision": render_template(planning["update_plan_pre_messages"], tools)
+        + "\n<task and history>\n"
+        + render_template(planning["update_plan_post_messages"], tools),
+        "explorer: system prompt": EXPLORER_PROMPT,
+    }
+
+
+def print_report(figures: dict[str, Any]) -> None:
+    """The figures; then, when they were asked for, the prompts themselves."""
+    from lsp_agent.benchmarks.runner import print_figures
+
+    prompts = figures.get("prompts")
+    print_figures("prompt", {k: v for k, v in figures.items() if k != "prompts"})
+    for title, text in (prompts or {}).items():
+        print(f"\n--- {title} ---\n{text}")
+
+
+def measure(runs: int = 1, options: Any = None) -> dict[str, Any]:
     from lsp_agent.logging_setup import quiet_third_party_imports
 
     quiet_third_party_imports()
@@ -159,6 +189,7 @@ def measure(runs: int = 1) -> dict[str, Any]:
             context, builtin, lambda offered: sent_tool_schemas(our_model, offered)
         )
         code_ours, code_default = code_prompt_tokens(context)
+        texts = fixed_prompt_texts(ours, context)
     ours_total, base_total = our_system + our_schemas, base_system + base_schemas
     return {
         "tokenizer": TOKENIZER_NAME,
@@ -179,4 +210,5 @@ def measure(runs: int = 1) -> dict[str, Any]:
         "code_system_tokens": float(code_ours),
         "smolagents_code_system_tokens": float(code_default),
         "code_ratio": code_ours / code_default,
+        **({"prompts": texts} if options is not None and options.show_prompts else {}),
     }

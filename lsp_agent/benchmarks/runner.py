@@ -39,6 +39,7 @@ class BenchOptions:
     agent_type: str = "tool_calling"  # bench models: AGENT_TYPE for every level
     planning_interval: int = 0  # bench models: AGENT_PLANNING_INTERVAL for every run
     subagents: tuple[str, ...] = ()  # bench models: AGENT_SUBAGENTS for every run
+    show_prompts: bool = False  # bench prompt: print each mode's fixed prompt text too
 
 
 class BenchError(RuntimeError):
@@ -52,7 +53,7 @@ class BenchError(RuntimeError):
 
 BENCHMARKS: dict[str, BenchEntry] = {
     "tools": BenchEntry("lsp_agent.benchmarks.tools_bench", "measure", 20000),
-    "prompt": BenchEntry("lsp_agent.benchmarks.prompt_bench", "measure", 1),
+    "prompt": BenchEntry("lsp_agent.benchmarks.prompt_bench", "measure", 1, options=True),
     "context": BenchEntry("lsp_agent.benchmarks.context_bench", "measure", 30),
     "sandbox": BenchEntry("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
     "code": BenchEntry("lsp_agent.benchmarks.code_bench", "measure", 5),

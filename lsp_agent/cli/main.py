@@ -86,6 +86,7 @@ def _bench(args: argparse.Namespace) -> int:
         agent_type=args.agent_type,
         planning_interval=args.planning_interval,
         subagents=tuple(part.strip() for part in (args.subagents or "").split(",") if part.strip()),
+        show_prompts=args.show_prompts,
     )
     return run_bench(args.name, runs=args.runs, output=args.output, options=options)
 
@@ -116,6 +117,12 @@ def _add_bench_agent_options(bench: Any) -> None:
         "--subagents",
         metavar="explorer",
         help="bench models: offer these helper agents (AGENT_SUBAGENTS; `explorer`)",
+    )
+    bench.add_argument(
+        "--show-prompts",
+        action="store_true",
+        help="bench prompt: also print the fixed prompt of each agent mode (tool calling, "
+        "code, planning, explorer)",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from smolagents.default_tools import FinalAnswerTool
 from smolagents.models import get_tool_json_schema
 
@@ -117,3 +118,22 @@ def test_fixed_prompt_is_at_most_35_percent_of_smolagents_default() -> None:
     # code mode: the tools as signatures in the system prompt, no schemas
     assert figures["code_system_tokens"] < figures["ours_total_tokens"], figures
     assert figures["code_ratio"] <= prompt_bench.TARGET_RATIO, figures
+    assert "prompts" not in figures  # texts only when asked for
+
+
+def test_bench_prompt_shows_each_modes_fixed_prompt(capsys: pytest.CaptureFixture[str]) -> None:
+    from lsp_agent.cli.main import main
+
+    assert main(["bench", "prompt", "--show-prompts"]) == 0
+    out = capsys.readouterr().out
+    assert "code_system_tokens" in out  # the figures first
+    for title in (
+        "tool calling: system prompt",
+        "code: system prompt",
+        "planning: first plan",
+        "planning: revision",
+        "explorer: system prompt",
+    ):
+        assert f"--- {title} ---" in out, title
+    assert "propose_patch(path, old, new)" in out  # code mode lists the tools as functions
+    assert "<end_plan>" in out

@@ -39,12 +39,7 @@ from lsp_agent.agent.factory import (
     summarize_observation,
 )
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.planning import (
-    PlanMonitor,
-    PlanReplyLimitMixin,
-    plan_token_limit,
-    planning_templates,
-)
+from lsp_agent.agent.planning import PlanReplyLimitMixin, plan_every, plan_token_limit
 from lsp_agent.agent.prompts import step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from sandbox.code_session import CodeSession
@@ -214,11 +209,15 @@ def build_code_agent(
     monitor = CodeStepMonitor(context, budget, on_progress, cancel, max_steps, executor=executor)
     callbacks: dict[type[MemoryStep], Any] = {ActionStep: monitor}
     templates = code_model_templates()
-    if planning_interval > 0:
-        templates["planning"] = planning_templates()
-        callbacks[PlanningStep] = PlanMonitor(
-            on_progress, cancel, max_steps, budget, lambda agent: agent.write_memory_to_messages()
-        )
+    plan_every(
+        planning_interval,
+        templates,
+        callbacks,
+        on_progress=on_progress,
+        cancel=cancel,
+        max_steps=max_steps,
+        budget=budget,
+    )
     agent = LspCodeAgent(
         tool_context=context,
         tools=tools,

@@ -17,18 +17,13 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from smolagents import ToolCallingAgent
-from smolagents.memory import ActionStep, MemoryStep, PlanningStep
+from smolagents.memory import ActionStep, MemoryStep
 from smolagents.models import ChatMessage, MessageRole, Model
 from smolagents.monitoring import LogLevel
 
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.planning import (
-    PlanMonitor,
-    PlanReplyLimitMixin,
-    plan_token_limit,
-    planning_templates,
-)
+from lsp_agent.agent.planning import PlanReplyLimitMixin, plan_every, plan_token_limit
 from lsp_agent.agent.prompts import small_model_templates, step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import action_messages, memory_messages
@@ -215,11 +210,15 @@ def build_agent(
     templates = small_model_templates()
     if system_prompt is not None:
         templates["system_prompt"] = system_prompt
-    if planning_interval > 0:
-        templates["planning"] = planning_templates()
-        callbacks[PlanningStep] = PlanMonitor(
-            on_progress, cancel, max_steps, budget, lambda agent: agent.write_memory_to_messages()
-        )
+    plan_every(
+        planning_interval,
+        templates,
+        callbacks,
+        on_progress=on_progress,
+        cancel=cancel,
+        max_steps=max_steps,
+        budget=budget,
+    )
     agent = LspAgent(
         tool_context=context,
         tools=tools,

@@ -174,3 +174,23 @@ class PlanMonitor:
         )
         if self.cancel.is_set():
             raise AgentError("Agent interrupted.", agent.logger)
+
+
+def plan_every(
+    interval: int,
+    templates: dict[str, Any],
+    callbacks: dict[type[Any], Any],
+    *,
+    on_progress: Callable[[ProgressEvent], None],
+    cancel: threading.Event,
+    max_steps: int,
+    budget: ContextBudget,
+) -> None:
+    """Set an agent's templates and step callbacks up to plan every `interval` steps (both
+    agent classes; 0 = no planning, nothing changes)."""
+    if interval <= 0:
+        return
+    templates["planning"] = planning_templates()
+    callbacks[PlanningStep] = PlanMonitor(
+        on_progress, cancel, max_steps, budget, lambda agent: agent.write_memory_to_messages()
+    )

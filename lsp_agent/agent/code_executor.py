@@ -19,6 +19,7 @@ from typing import Any
 from smolagents.local_python_executor import CodeOutput, PythonExecutor
 from smolagents.tools import Tool
 
+from lsp_agent.agent.factory import is_error_observation
 from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
 from sandbox.code_session import CodeSession
@@ -90,21 +91,11 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
             return f"NameError: there is no tool {name!r}; the tools are: {known}", True
         call = getattr(tool, "call", None)
         observation = str(call(arguments) if callable(call) else tool(**arguments))
-        return observation, is_error_text(observation)
+        return observation, is_error_observation(observation)
 
     def _bounded(self, text: str) -> str:
         bounded, _ = truncate_output(redact_secrets(text), self.max_chars, self.max_lines)
         return bounded
-
-
-def is_error_text(text: str) -> bool:
-    """True for the tools' error schema (`{"error": ..., "message": ...}`), also with the
-    loop detector's `[warning]` or `[stop]` note after it."""
-    try:
-        data, _ = json.JSONDecoder().raw_decode(text.strip())
-    except ValueError:
-        return False
-    return isinstance(data, dict) and "error" in data and "message" in data
 
 
 def _is_json(value: Any) -> bool:

@@ -121,9 +121,10 @@ def summarize_observation(text: str, limit: int = 160) -> str:
 
 
 def is_error_observation(text: str) -> bool:
-    """True when a tool's observation is the error schema (`{"error": ..., "message": ...}`)."""
+    """True when a tool's observation is the error schema (`{"error": ..., "message": ...}`),
+    also with the loop detector's `[warning]` or `[stop]` note after it."""
     try:
-        data = json.loads(text.strip())
+        data, _ = json.JSONDecoder().raw_decode(text.strip())
     except ValueError:
         return False
     return isinstance(data, dict) and "error" in data and "message" in data

@@ -384,6 +384,9 @@ class ReadFile(AgentTool):
     path_inputs = ("path",)
 
     def forward(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
+        # Line numbers start at 1: a 0 can only mean "not given" (small models fill optional
+        # arguments with 0); negative numbers are still refused with a hint.
+        start_line, end_line = (None if n == 0 else n for n in (start_line, end_line))
         limits = self.context.limits
         canon, text = read_workspace_text(self.context.workspace, path)
         lines = split_lines(text)

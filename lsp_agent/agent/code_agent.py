@@ -36,9 +36,9 @@ from lsp_agent.agent.factory import (
     StepMonitor,
     answer_is_real,
     build_agent,
-    summarize_observation,
 )
 from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.observations import summarize_observation
 from lsp_agent.agent.planning import PlanReplyLimitMixin, plan_every, plan_token_limit
 from lsp_agent.agent.prompts import step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN

@@ -23,6 +23,7 @@ from smolagents.monitoring import LogLevel
 
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.observations import is_error_observation, summarize_observation
 from lsp_agent.agent.planning import PlanReplyLimitMixin, plan_every, plan_token_limit
 from lsp_agent.agent.prompts import small_model_templates, step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
@@ -94,40 +95,6 @@ class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
                 ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": notes}])
             )
         return messages
-
-
-def summarize_observation(text: str, limit: int = 160) -> str:
-    """One readable line for progress: an error's message, a patch's id and check, or
-    the first line of the result."""
-    stripped = text.strip()
-    try:
-        data = json.loads(stripped)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        if "error" in data and "message" in data:
-            line = str(data["message"])
-        elif "patch_id" in data:
-            check = str(data.get("check", "")).splitlines()[0] if data.get("check") else ""
-            line = f"proposed {data['patch_id']} ({check})"
-        elif "exit_code" in data:
-            line = f"exit code {data['exit_code']}"
-        else:
-            line = stripped
-    else:
-        line = stripped
-    first = line.splitlines()[0] if line else ""
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
-def is_error_observation(text: str) -> bool:
-    """True when a tool's observation is the error schema (`{"error": ..., "message": ...}`),
-    also with the loop detector's `[warning]` or `[stop]` note after it."""
-    try:
-        data, _ = json.JSONDecoder().raw_decode(text.strip())
-    except ValueError:
-        return False
-    return isinstance(data, dict) and "error" in data and "message" in data
 
 
 def schema_tokens(tools: list[Any]) -> int:

@@ -17,18 +17,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lsp_agent.data_home import data_home
+
 log = logging.getLogger(__name__)
 
 REQUIREMENTS = Path(__file__).with_name("phoenix-requirements.txt")
-
-
-def data_home() -> Path:
-    """Where lsp-agent keeps environments and data: `$LSP_AGENT_HOME` or the XDG data dir."""
-    explicit = os.environ.get("LSP_AGENT_HOME")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_DATA_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "lsp-agent"
 
 
 def pinned_requirements() -> bytes:

@@ -21,8 +21,8 @@ from smolagents.models import (
 )
 
 from lsp_agent.models.embedded.choice_scoring import choose, continuation_logprobs
+from lsp_agent.models.embedded.loader import SMALL_CONTEXT
 from lsp_agent.models.embedded.model import (
-    MAX_CONTEXT,
     EmbeddedModel,
     EmbeddedModelError,
     _last_call_name,
@@ -74,7 +74,7 @@ def test_loads_once_with_a_capped_context(model: EmbeddedModel) -> None:
     again = build_embedded_model(SETTINGS)
     assert again.loaded is model.loaded
     wide = Settings(model_id="embedded", model_num_ctx=32768)
-    assert build_embedded_model(wide).context_length == MAX_CONTEXT
+    assert build_embedded_model(wide).context_length == SMALL_CONTEXT
 
 
 def test_a_constrained_reply_is_one_valid_native_call(model: EmbeddedModel) -> None:
@@ -118,16 +118,15 @@ def test_path_choices_hold_and_calls_run_one_at_a_time(model: EmbeddedModel) -> 
 
 
 def test_alternatives_are_chosen_by_their_whole_likelihood(model: EmbeddedModel) -> None:
-    llama = model.loaded.llama
+    llama, decoder = model.loaded.llama, model.loaded.decoder
     prompt = llama.tokenize(b"The capital of France is", add_bos=False)
     options = [" the city of Paris.", " a banana."]
-    best, scores = choose(llama, prompt, options, temperature=0.0)
+    best, scores, _ = choose(decoder, prompt, options, temperature=0.0)
     assert best == options[0] and scores[0] > scores[1]
-    flipped, _ = choose(llama, prompt, options, temperature=0.0, penalties=[100.0, 0.0])
+    flipped, _, _ = choose(decoder, prompt, options, temperature=0.0, penalties=[100.0, 0.0])
     assert flipped == options[1]
-    assert continuation_logprobs(llama, prompt, [llama.tokenize(b" a banana.", add_bos=False)]) == [
-        scores[1]
-    ]
+    banana = [llama.tokenize(b" a banana.", add_bos=False)]
+    assert continuation_logprobs(decoder, prompt, banana)[0] == [scores[1]]
 
 
 def test_the_previous_call_is_found_for_the_repeat_penalty() -> None:

@@ -143,13 +143,24 @@ def test_choices_become_enums_for_path_arguments_and_named_arguments(
         assert "must be one of" in str(check_call(text, specs))
     free = call("rg_search", pattern="calc", glob="not/a/path/choice")
     assert grammar_accepts(vocab, grammar, free)
-    ids = tool_specs(tools, choices={"patch_id": ["p1", "p2"], "pattern": []})
+    too_many = tool_specs(tools, choices={"path": [f"f{i}.py" for i in range(1000)]})
+    assert grammar_accepts(vocab, tool_call_grammar(too_many), call("read_file", path="x.py"))
+    ids = tool_specs(tools, choices={"patch_id": ["p1", "p2"]})
     ids_grammar = tool_call_grammar(ids)
     assert grammar_accepts(vocab, ids_grammar, call("apply_patch", patch_id="p2"))
     assert not grammar_accepts(vocab, ids_grammar, call("apply_patch", patch_id="p3"))
     assert grammar_accepts(vocab, ids_grammar, call("list_files", pattern="*.py"))
-    too_many = tool_specs(tools, choices={"path": [f"f{i}.py" for i in range(1000)]})
-    assert grammar_accepts(vocab, tool_call_grammar(too_many), call("read_file", path="x.py"))
+
+
+def test_a_tool_whose_required_argument_has_no_choice_is_left_out(tools: list[Any]) -> None:
+    # Before any patch is proposed, apply_patch and show_patch could only fail (a 1.5B model
+    # sent apply_patch("patch_id_from_propose_patch ..."), 440 tokens of it).
+    names = {s.name for s in tool_specs(tools, choices={"patch_id": [], "path": PATHS})}
+    assert "apply_patch" not in names and "show_patch" not in names
+    assert {"read_file", "propose_patch", "final_answer"} <= names
+    # An optional argument without choices leaves its tool in (git_diff's path).
+    no_paths = {s.name for s in tool_specs(tools, choices={"path": []})}
+    assert "git_diff" in no_paths and "read_file" not in no_paths
 
 
 def test_the_arguments_grammar_continues_a_chosen_tool(

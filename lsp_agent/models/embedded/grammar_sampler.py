@@ -40,6 +40,7 @@ __all__ = [
     "CheckFirstSampler",
     "ConstrainedLlama",
     "GrammarError",
+    "Sampler",
     "grammar_accepts",
     "quiet_llama",
 ]
@@ -60,13 +61,13 @@ def _grammar_sampler(vocab: Any, grammar: str, root: str = "root") -> Any:
     return sampler
 
 
-class CheckFirstSampler:
-    """Sample unconstrained, check the token against the grammar, fall back to full masking."""
+class Sampler:
+    """llama.cpp's sampler chain at `temperature` (greedy at 0); no grammar."""
 
     def __init__(
         self,
         model: internals.LlamaModel,
-        grammar: str,
+        grammar: str | None = None,
         *,
         temperature: float,
         top_k: int,
@@ -74,9 +75,6 @@ class CheckFirstSampler:
         min_p: float,
         seed: int,
     ) -> None:
-        self.grammar: Any = None
-        self.n_vocab = int(model.n_vocab())
-        self.grammar = _grammar_sampler(model.vocab, grammar)
         self.chain = internals.LlamaSampler()  # type: ignore[no-untyped-call]
         if temperature <= 0.0:
             self.chain.add_greedy()  # type: ignore[no-untyped-call]
@@ -86,6 +84,44 @@ class CheckFirstSampler:
             self.chain.add_min_p(min_p, 1)
             self.chain.add_temp(temperature)
             self.chain.add_dist(seed)
+
+    def sample(self, ctx: internals.LlamaContext, idx: int) -> int:
+        return int(llama_cpp.llama_sampler_sample(self.chain.sampler, ctx.ctx, idx))
+
+    def accept_forced(self, token: int) -> None:
+        """A token written without sampling: the chain's state takes it too."""
+        llama_cpp.llama_sampler_accept(self.chain.sampler, token)
+
+    def close(self) -> None:
+        if hasattr(self, "chain"):
+            self.chain.close()  # type: ignore[no-untyped-call]
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class CheckFirstSampler(Sampler):
+    """Sample unconstrained, check the token against the grammar, fall back to full masking."""
+
+    def __init__(
+        self,
+        model: internals.LlamaModel,
+        grammar: str | None = None,
+        *,
+        temperature: float,
+        top_k: int,
+        top_p: float,
+        min_p: float,
+        seed: int,
+    ) -> None:
+        self.grammar: Any = None
+        if grammar is None:
+            raise GrammarError("CheckFirstSampler needs a grammar")
+        self.n_vocab = int(model.n_vocab())
+        self.grammar = _grammar_sampler(model.vocab, grammar)
+        super().__init__(
+            model, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p, seed=seed
+        )
         self._one = llama_cpp.llama_token_data()
         self._one_array = llama_cpp.llama_token_data_array(
             data=ctypes.pointer(self._one), size=1, selected=-1, sorted=False
@@ -106,10 +142,15 @@ class CheckFirstSampler:
         return not math.isinf(self._one.logit)
 
     def accept(self, token: int) -> None:
+        """The grammar takes `token`."""
         llama_cpp.llama_sampler_accept(self.grammar, token)
 
+    def accept_forced(self, token: int) -> None:
+        super().accept_forced(token)
+        self.accept(token)
+
     def sample(self, ctx: internals.LlamaContext, idx: int) -> int:
-        token = int(llama_cpp.llama_sampler_sample(self.chain.sampler, ctx.ctx, idx))
+        token = super().sample(ctx, idx)
         self.checks += 1
         if not self.allows(token):
             self.fallbacks += 1
@@ -132,14 +173,10 @@ class CheckFirstSampler:
         return int(array.data[array.selected].id)
 
     def close(self) -> None:
-        if self.grammar:
+        if getattr(self, "grammar", None):
             llama_cpp.llama_sampler_free(self.grammar)
             self.grammar = None
-        if hasattr(self, "chain"):
-            self.chain.close()  # type: ignore[no-untyped-call]
-
-    def __del__(self) -> None:
-        self.close()
+        super().close()
 
 
 class ConstrainedLlama(Llama):

@@ -7,12 +7,16 @@ The call is written in one fixed shape, which the model also sees for its past c
 Tool names are literal alternatives, argument keys come in the tool's declared order
 (optional ones may be left out; `nullable` counts as optional; null is never written),
 separators are exactly `", "` and `": "` (no free whitespace: every optional whitespace
-doubles the grammar stacks llama.cpp tracks per vocabulary token), and strings are bounded.
+doubles the grammar stacks llama.cpp tracks per vocabulary token), and strings are bounded
+and escaped only as `json.dumps(..., ensure_ascii=False)` escapes them (non-ASCII text is
+written as it is), so a call replayed through a chat template's `tojson` is byte for byte
+the call the model wrote.
 Values respect the declared types: strings, integers, numbers, booleans. `choices` turn
 string arguments into enums (strong hints for tiny models): key `"path"` applies to every
 workspace-path argument (our tools' `path_inputs`), any other key to arguments of that
-name (e.g. `"patch_id"`: the ids proposed so far). An empty or over-long list leaves the
-argument a free (bounded) string: no tool ever becomes impossible to call.
+name (e.g. `"patch_id"`: the ids proposed so far). An over-long list leaves the argument a
+free (bounded) string; an empty list leaves out the tools that need the argument (no patch
+id yet: no `apply_patch`), since any call of theirs could only fail.
 `check_call()` is the same contract in pure Python, for tests and for reading a
 constrained reply; `tool_call_schema()` its JSON-schema twin (Ollama's `format`).
 
@@ -99,8 +103,12 @@ def tool_specs(
     max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
     max_path_chars: int = DEFAULT_MAX_PATH_CHARS,
 ) -> list[ToolSpec]:
-    """Specs of smolagents tools (`name` and `inputs`), with `choices` as described above."""
-    enums = {key: _enum(values) for key, values in (choices or {}).items()}
+    """Specs of smolagents tools (`name` and `inputs`), with `choices` as described above.
+
+    A tool with a required argument whose choices are an empty list cannot be called well
+    (`apply_patch` before any patch was proposed) and is left out."""
+    given = choices or {}
+    enums = {key: _enum(values) for key, values in given.items()}
     specs = []
     for tool in tools:
         paths = _path_inputs(tool)
@@ -109,7 +117,8 @@ def tool_specs(
             is_path = name in paths
             is_answer = tool.name == "final_answer"
             kind = _argument_type(schema)
-            enum = enums.get(PATH_KEY if is_path else name, ()) if kind == "string" else ()
+            key = PATH_KEY if is_path else name
+            enum = enums.get(key, ()) if kind == "string" else ()
             arguments.append(
                 ArgumentSpec(
                     name=name,
@@ -124,7 +133,12 @@ def tool_specs(
                     min_chars=MIN_ANSWER_CHARS if is_answer and kind == "string" else 0,
                 )
             )
-        specs.append(ToolSpec(str(tool.name), tuple(arguments)))
+        impossible = any(
+            a.required and a.type == "string" and key in given and not given[key]
+            for a, key in ((a, PATH_KEY if a.name in paths else a.name) for a in arguments)
+        )
+        if not impossible:
+            specs.append(ToolSpec(str(tool.name), tuple(arguments)))
     return specs
 
 
@@ -182,7 +196,7 @@ def _rule_name(tool_name: str) -> str:
 
 
 COMMON_RULES = r"""
-char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
+char ::= [^"\\\x00-\x1f] | "\\" (["\\bfnrt] | "u00" [01] [0-9a-fA-F])
 integer ::= "-"? ("0" | [1-9] [0-9]{0,8})
 number ::= integer ("." [0-9]{1,8})?
 boolean ::= "true" | "false"
@@ -255,9 +269,10 @@ def tool_call_schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
     return calls[0] if len(calls) == 1 else {"oneOf": calls}
 
 
-def call_head(name: str) -> str:
-    """A call's text up to its arguments: `{"name": "<name>", "arguments": {`."""
-    return f'{CALL_PREFIX}{name}", "arguments": {{'
+def call_head(name: str, opener: str = CALL_PREFIX) -> str:
+    """A call's text up to its arguments: `{"name": "<name>", "arguments": {` (after
+    `opener`, which ends with `{"name": "`)."""
+    return f'{opener}{name}", "arguments": {{'
 
 
 def arguments_grammar(spec: ToolSpec) -> str:
@@ -272,7 +287,7 @@ def arguments_grammar(spec: ToolSpec) -> str:
 
 def call_text(name: str, arguments: Mapping[str, Any]) -> str:
     """A call written exactly as the grammar writes it (for replaying past calls)."""
-    return json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=True)
+    return json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=False)
 
 
 def _type_problem(argument: ArgumentSpec, value: Any) -> str | None:

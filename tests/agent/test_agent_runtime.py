@@ -9,8 +9,8 @@ from pathlib import Path
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.runtime import run_agent_job
 from lsp_agent.models.messages import message_text
+from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedModel
 from tools.approval_gate import AutoApprove, RejectAll
 from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace

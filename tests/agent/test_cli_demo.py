@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_agent.cli.demo import TASK, make_sample_repository, sample_tests_pass
+from lsp_agent.demo.run import TASK, make_sample_repository, sample_tests_pass
 
 FIX = [
     {

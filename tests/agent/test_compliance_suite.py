@@ -27,8 +27,8 @@ from lsp_agent.benchmarks.compliance.suite import (
 )
 from lsp_agent.cli.main import build_parser, main
 from lsp_agent.models.messages import message_text
+from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedModel
 
 SETTINGS = suite_settings(Settings(sandbox_backend="none"), "scripted", keep_phoenix=False)
 BY_KEY = {level.key: level for level in LEVELS}

@@ -16,8 +16,8 @@ from lsp_agent.agent.factory import build_agent
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.runtime import run_agent_job
 from lsp_agent.models.robust import RobustModel
+from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedModel
 from tools.approval_gate import AutoApprove
 from tools.base import ToolContext
 from tools.patches.writer import DiskPatchWriter

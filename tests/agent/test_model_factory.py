@@ -22,8 +22,9 @@ from lsp_agent.models.factory import (
     fallback_endpoints,
     litellm_params,
 )
+from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedModel, ScriptedOpenAIServer, SpyTool
+from lsp_agent.testing import ScriptedOpenAIServer, SpyTool
 from tests.conftest import free_port
 
 USER = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "fix the bug"}])]

@@ -19,8 +19,8 @@ from lsp_agent.agent.planning import (
     plan_token_limit,
 )
 from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedModel
 from tools.approval_gate import AutoApprove
 from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace

@@ -19,7 +19,8 @@ from lsp_agent.models.robust import (
     UnusableReply,
     classify_model_exception,
 )
-from lsp_agent.testing import ScriptedModel, SpyTool
+from lsp_agent.models.scripted import ScriptedModel
+from lsp_agent.testing import SpyTool
 
 USER = [ChatMessage(role=MessageRole.USER, content="fix it")]
 

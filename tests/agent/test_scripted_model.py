@@ -13,15 +13,14 @@ from smolagents import ToolCallingAgent
 from smolagents.models import ChatMessage, MessageRole
 from smolagents.monitoring import LogLevel
 
-from lsp_agent.testing import (
+from lsp_agent.models.scripted import (
     EXHAUSTED_ANSWER,
     ScriptedModel,
     ScriptedModelError,
-    ScriptedOpenAIServer,
     ScriptError,
-    SpyTool,
     parse_turn,
 )
+from lsp_agent.testing import ScriptedOpenAIServer, SpyTool
 
 USER = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "do it"}])]
 

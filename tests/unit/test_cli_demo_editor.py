@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lsp_agent.cli.demo_editor import DemoEditor, apply_text_edits, offset_at
+from lsp_agent.demo.editor import DemoEditor, apply_text_edits, offset_at
 
 
 def edit(line: int, start: int, end: int, text: str) -> types.TextEdit:

@@ -277,7 +277,7 @@ def test_a_bug_in_the_wrapper_is_raised_and_recorded_on_the_span(
 def test_wrapper_works_inside_a_smolagents_agent(tmp_repo, events, memory) -> None:
     from smolagents import ToolCallingAgent
 
-    from lsp_agent.testing import ScriptedModel
+    from lsp_agent.models.scripted import ScriptedModel
 
     wrapped, *_ = make(tmp_repo, events, memory)
     model = ScriptedModel(

@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
-from lsp_agent.cli.headless_client import HeadlessClient
+from lsp_agent.demo.headless_client import HeadlessClient
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 JOB_END_PREFIX = "lsp-agent (job"

@@ -1,7 +1,7 @@
 """`lsp-agent demo`: the whole flow on a sample repository, told honestly.
 
 It makes a small repository whose test fails because of a real defect, starts the real
-language server over stdio with a headless editor (`demo_editor`), asks for code actions
+language server over stdio with a headless editor (`editor`), asks for code actions
 on the defective line, picks `Agent: ask…` and types a task the embedded model can do,
 then lets the agent work: constrained tool calls, the sandbox check, the approval
 question (answered Apply), the workspace edit. It prints the steps as they come, the
@@ -24,8 +24,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_agent.cli.demo_editor import CAPABILITIES, DemoEditor
-from lsp_agent.cli.headless_client import running_server
+from lsp_agent.demo.editor import CAPABILITIES, DemoEditor
+from lsp_agent.demo.headless_client import running_server
 from lsp_agent.lsp.commands import CANCEL, RUN, STATUS
 from lsp_agent.lsp.editor_client import shorten
 

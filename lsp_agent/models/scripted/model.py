@@ -21,7 +21,7 @@ from smolagents.models import (
 from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
-from lsp_agent.testing.script import (
+from lsp_agent.models.scripted.script import (
     ScriptTurn,
     exhausted_turn,
     load_script,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.test_cli_run import FIX, lsp_agent_run
+from tests.agent.lsp_agent.cli.test_run import FIX, lsp_agent_run
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.agent.test_cli_run import FIX, lsp_agent_run
+from tests.agent.lsp_agent.cli.test_run import FIX, lsp_agent_run
 
 PLAN = "1. Read pkg/calc.py.\n2. Swap the operands.\n3. Apply the patch."
 REVISED = "1. Apply p1.\n2. Answer."

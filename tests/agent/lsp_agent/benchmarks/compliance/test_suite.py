@@ -29,6 +29,7 @@ from lsp_agent.cli.main import build_parser, main
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
+from tests import REPO_ROOT
 
 SETTINGS = suite_settings(Settings(sandbox_backend="none"), "scripted", keep_phoenix=False)
 BY_KEY = {level.key: level for level in LEVELS}
@@ -265,7 +266,7 @@ def test_the_sandbox_checks_a_fix_with_the_levels_own_test(key: str) -> None:
     ],
 )
 def test_committed_results_match_the_docs(name: str, model: str) -> None:
-    docs = Path(__file__).resolve().parents[2] / "docs"
+    docs = REPO_ROOT / "docs"
     figures = json.loads((docs / "compliance" / f"{name}.json").read_text())["models"]
     text = (docs / "compliance.md").read_text()
     assert "\n".join(model_table(figures["results"][model])) in text

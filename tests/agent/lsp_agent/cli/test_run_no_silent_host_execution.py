@@ -4,7 +4,7 @@ The repository's `conftest.py` writes a marker file on the host the moment pytes
 it. The model proposes a patch, asks for the tests and a command. With no usable Docker
 sandbox (`auto` and an image that does not exist), nothing runs on the host; with
 `SANDBOX_BACKEND=local` chosen but every approval rejected (no terminal, no --yes),
-nothing runs either (the wording of the question: tests/unit/test_sandbox_local_backend.py).
+nothing runs either (the wording of the question: tests/unit/sandbox/test_local_backend.py).
 """
 
 from __future__ import annotations

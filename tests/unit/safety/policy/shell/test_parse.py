@@ -6,6 +6,7 @@ import pytest
 
 from safety.shell_parse import inline_script, parse, program_name
 from safety.shell_words import UNKNOWN, Word, decode_ansi_c
+from tests import REPO_ROOT
 
 
 def programs(script: str) -> list[str]:
@@ -196,9 +197,8 @@ def test_inputs_that_crash_the_raw_grammar_do_not_crash_the_parser() -> None:
     """tree-sitter-bash 0.25 reads out of bounds on some non-ASCII input (ASLR-dependent)."""
     import subprocess
     import sys
-    from pathlib import Path
 
-    repo = Path(__file__).resolve().parents[2]
+    repo = REPO_ROOT
     code = (
         "from safety.shell_parse import parse\n"
         "for _ in range(200):\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from safety.approvals import ApprovalKind
+from tests import REPO_ROOT
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.mcp.config import McpConfigError, McpServerSpec, load_mcp_config, parse_mcp_config
@@ -22,7 +23,7 @@ from tools.registry import TOOL_NAMES
 from tools.workspace import DiskWorkspace
 
 SERVER = [sys.executable, "-m", "tests.mcp_servers.flaky_server"]
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 
 
 def spec(**overrides) -> McpServerSpec:

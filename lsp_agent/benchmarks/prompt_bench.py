@@ -75,9 +75,7 @@ def mcp_tools(context: Any, count: int) -> list[Any]:
     from mcp import types as mcp_types
 
     from tools.instrumented import InstrumentedTool
-    from tools.mcp.config import McpServerSpec
-    from tools.mcp.connection import McpConnection
-    from tools.mcp.mcp_tool import McpTool
+    from tools.mcp import McpConnection, McpServerSpec, McpTool
 
     connection = McpConnection(McpServerSpec("github", "true"), context.workspace.root)
     tools = []

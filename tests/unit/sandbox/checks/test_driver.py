@@ -14,8 +14,8 @@ import pytest
 
 from sandbox.checks.command import COPY_EXCLUDES
 from sandbox.checks.driver import MARKER
+from sandbox.checks.driver_script import driver_source
 from sandbox.checks.driver_steps import Capped, run_job
-from sandbox.docker.docker_engine import driver_source
 from tests.repo_samples import CALC_DIFF as DIFF
 
 

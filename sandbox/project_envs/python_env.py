@@ -5,7 +5,7 @@ on the host:
 
 1. **Download on the host** with the user's own pip and pip configuration (index, proxy,
    CA bundle): `pip download --only-binary=:all:` for the sandbox's Python, of requirement
-   names rebuilt by `sandbox/project_deps.py` (never a path, URL or option), started in an
+   names rebuilt by `sandbox/project_envs/python_deps.py` (never a path, URL or option), started in an
    empty directory (`safety.host_process`), never the repository. Wheels only, so
    nothing is built and no project code runs here.
 2. **Install in a container** with no network, no capabilities and a read-only root:
@@ -13,7 +13,7 @@ on the host:
    user's data dir, `~/.local/share/lsp-agent/envs/<key>`.
 
 Check containers mount that directory read-only at `ENV_MOUNT` and put it on
-`PYTHONPATH`. `<key>` is a digest of the dependency files (sandbox/project_deps.py), so
+`PYTHONPATH`. `<key>` is a digest of the dependency files (sandbox/project_envs/python_deps.py), so
 the environment is reused until they change.
 """
 
@@ -33,10 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from safety import host_process
-from sandbox.prepare_container import PrepareError, hand_over, make_readable, run_offline
+from sandbox.project_envs.prepare_container import (
+    PrepareError,
+    hand_over,
+    make_readable,
+    run_offline,
+)
 
 __all__ = ["PrepareError", "PreparePlan", "env_status", "plan", "prepare", "ready_env"]
-from sandbox.project_deps import SANDBOX_PYTHON, Declared, declared, dependency_key
+from sandbox.project_envs.python_deps import SANDBOX_PYTHON, Declared, declared, dependency_key
 
 READY_MARKER = ".lsp-agent-env.json"
 DOWNLOAD_TIMEOUT_S = 900.0

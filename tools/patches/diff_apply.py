@@ -13,7 +13,7 @@ from safety.errors import ErrorType, closest_paths, read_file_call
 from safety.unified_diff import FORMAT_HINT, apply_hunks, parse_diff
 from safety.unified_diff.paths import exists_quietly
 from safety.validation import ValidationError
-from tools.patch_model import DiffHunk, FileDiff, FilePatch, PatchError, PatchResult
+from tools.patches.model import DiffHunk, FileDiff, FilePatch, PatchError, PatchResult
 from tools.workspace import NotTextError, Workspace
 
 

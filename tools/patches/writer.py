@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from safety.validation import ValidationError, validate_path
-from tools.patch_model import PatchResult
+from tools.patches.model import PatchResult
 
 NEW_FILE_MODE = 0o666  # before the umask, like any editor-created file
 

@@ -16,8 +16,8 @@ from typing import Literal
 from safety.errors import ErrorType
 from safety.unified_diff.paths import exists_quietly
 from safety.validation import ValidationError
-from tools.patch_model import PatchError, PatchResult
-from tools.patching import apply_diff
+from tools.patches.diff_apply import apply_diff
+from tools.patches.model import PatchError, PatchResult
 from tools.workspace import NotTextError, Workspace
 
 PatchStatus = Literal["proposed", "applied", "rejected", "failed", "stale"]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.docker_client import EngineUnavailable, connect
-from sandbox.image import (
+from sandbox.docker.client import EngineUnavailable, connect
+from sandbox.docker.image import (
     DEFAULT_MIRROR,
     DOCKERFILE,
     IMPORT_CHANGES,

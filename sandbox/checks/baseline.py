@@ -1,7 +1,7 @@
 """The unpatched run of a check, cached by the content of the tree it ran on.
 
 A check compares the tests on the patched tree with the same tests on the unpatched
-tree (sandbox/test_results.py). The unpatched run is the same for every patch until
+tree (sandbox/checks/test_results.py). The unpatched run is the same for every patch until
 the repository (or an unsaved buffer, the command, the project environment) changes,
 so it is kept here under a key made from all of those.
 
@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from sandbox.test_results import CheckRun
+from sandbox.checks.test_results import CheckRun
 
 MAX_ENTRIES = 8  # cached baselines per sandbox (a session rarely has more trees)
 

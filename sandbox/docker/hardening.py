@@ -33,7 +33,7 @@ NODE_MODULES_MOUNT = "/sandbox/node_modules"  # a prepared node_modules, read-on
 SANDBOX_ENV = hardened_git_env(
     {
         "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        "HOME": "/tmp/home",  # made afresh for every job (sandbox/driver.py)
+        "HOME": "/tmp/home",  # made afresh for every job (sandbox/checks/driver.py)
         "LANG": "C.UTF-8",
         # No bytecode caches: a patched file can keep its size and mtime second, and a
         # stale .pyc would then run the old code. Every job starts from a fresh copy anyway.
@@ -58,7 +58,7 @@ def host_config_options(
 ) -> dict[str, Any]:
     """Keyword arguments for `APIClient.create_host_config`.
 
-    `binds` and `mounts` show the container the repository (sandbox/repo_view.py): a
+    `binds` and `mounts` show the container the repository (sandbox/docker/repo_view.py): a
     read-only bind at /workspace, or copy-on-write overlay volumes.
     """
     return {
@@ -91,8 +91,8 @@ def container_options(
 ) -> dict[str, Any]:
     """Keyword arguments for `APIClient.create_container` (besides `host_config`).
 
-    `user` is the repository owner's uid:gid (sandbox/repo_view.py), never root;
-    `project_env`: a prepared environment is mounted (sandbox/project_env.py) and on
+    `user` is the repository owner's uid:gid (sandbox/docker/repo_view.py), never root;
+    `project_env`: a prepared environment is mounted (sandbox/project_envs/python_env.py) and on
     `PYTHONPATH`.
     """
     if user.split(":", maxsplit=1)[0] == "0":

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sandbox.hardening import SANDBOX_ENV, TMPFS_OPTIONS
+from sandbox.docker import SANDBOX_ENV, TMPFS_OPTIONS
 
 NOBODY = (65534, 65534)
 MEMORY_LIMIT = "1g"
@@ -56,7 +56,7 @@ def run_offline(
 
     Raises `PrepareError` when the container cannot be run or does not finish in time.
     """
-    from sandbox.docker_client import connect
+    from sandbox.docker import connect
 
     owned = client is None
     try:

@@ -7,7 +7,7 @@ scripts), so the work is split:
    proxy, CA file): only `package.json` and the lock are copied into a fresh directory
    under the user's data dir, and `npm ci --ignore-scripts` runs *there*, so the
    repository's `.npmrc` is never read and no package code runs on the host. Before
-   that, the lock is vetted (sandbox/node_deps.py): a `resolved` URL outside the user's
+   that, the lock is vetted (sandbox/project_envs/node_deps.py): a `resolved` URL outside the user's
    registries is refused, never fetched.
 2. **Install scripts in a container** with no network: `npm rebuild` in the sandbox
    image runs the packages' install scripts (and builds native add-ons for the image's
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.node_deps import (
+from sandbox.project_envs.node_deps import (
     NPMJS,
     SANDBOX_NODE,
     NodeDeclared,
@@ -43,8 +43,13 @@ from sandbox.node_deps import (
     lock_path,
     node_dependency_key,
 )
-from sandbox.prepare_container import PrepareError, hand_over, make_readable, run_offline
-from sandbox.project_env import READY_MARKER, envs_root
+from sandbox.project_envs.prepare_container import (
+    PrepareError,
+    hand_over,
+    make_readable,
+    run_offline,
+)
+from sandbox.project_envs.python_env import READY_MARKER, envs_root
 
 DOWNLOAD_TIMEOUT_S = 900.0
 REBUILD_TIMEOUT_S = 900.0

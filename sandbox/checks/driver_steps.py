@@ -1,10 +1,10 @@
 """The steps of a sandbox job: copy the repository, lay the overlay, apply, run, capture.
 
 Standard library only. `run_job` does a whole job in this process's machine (the local
-backend); `sandbox/driver.py` adds the container modes on top. The Docker backend ships
+backend); `sandbox/checks/driver.py` adds the container modes on top. The Docker backend ships
 this file and driver.py, joined, to `python3 -c` in the container (see
-`sandbox.docker_engine.driver_source`), so neither may import anything but the stdlib
-(driver.py's one `from sandbox.driver_steps import ...` line is dropped when shipped).
+`sandbox.docker.docker_engine.driver_source`), so neither may import anything but the stdlib
+(driver.py's one `from sandbox.checks.driver_steps import ...` line is dropped when shipped).
 
 A job: {"source", "work", "excludes", "overlay", "diff", "strip", "command",
 "merge_output", "timeout_s", "output_limit", "copy_hint"?, "env"?, "tree"?, "junit_path"?,

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.config import SandboxConfig
-from sandbox.docker_client import EngineUnavailable, connect
+from sandbox.docker.client import EngineUnavailable, connect
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # sandbox/: the recipe and Dockerfile
 RECIPE_DIR = PACKAGE_DIR / "recipe"
 PACKAGES_FILE = RECIPE_DIR / "packages.txt"
 ROOTFS_SCRIPT = RECIPE_DIR / "build-rootfs.sh"

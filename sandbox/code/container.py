@@ -1,9 +1,9 @@
 """The container of `AGENT_TYPE=code`: the code runner, hardened, with no repository at all.
 
-Same confinement as the sandbox's warm containers (sandbox/hardening.py: no network, read-only
-root, a non-root uid, no capabilities, no privilege gain, memory/CPU/process limits, a noexec
-tmpfs /tmp) and, unlike them, no mount of the repository or anything else of the host. Its main
-process is `sandbox/code_runner.py` with stdin attached to our socket (`StdinOnce`): when this
+Same confinement as the sandbox's warm containers (sandbox/docker/hardening.py: no network,
+read-only root, a non-root uid, no capabilities, no privilege gain, memory/CPU/process limits, a
+noexec tmpfs /tmp) and, unlike them, no mount of the repository or anything else of the host. Its
+main process is `sandbox/code/runner.py` with stdin attached to our socket (`StdinOnce`): when this
 process dies the socket closes, the runner reads EOF and exits, and Docker removes the
 container (`auto_remove`).
 
@@ -21,14 +21,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sandbox import code_runner, tracing
-from sandbox.docker_client import BUILD_HINT
-from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError
-from sandbox.hardening import SANDBOX_USER, container_options, host_config_options
+from sandbox import tracing
+from sandbox.code import runner
+from sandbox.docker import (
+    BUILD_HINT,
+    SANDBOX_USER,
+    ChannelBroken,
+    ChannelTimeout,
+    EngineError,
+    container_options,
+    host_config_options,
+)
 
 logger = logging.getLogger(__name__)
 
-RUNNER_SOURCE = Path(code_runner.__file__).read_text(encoding="utf-8")
+RUNNER_SOURCE = Path(runner.__file__).read_text(encoding="utf-8")
 READY_TIMEOUT_S = 30.0
 WORKING_DIR = "/tmp"  # the only writable place (tmpfs); there is no /workspace here
 LINE_LIMIT = 4 * 1024 * 1024  # a protocol line longer than this is dropped unread
@@ -121,7 +128,7 @@ class CodeChannel:
                 self._stdout += data
 
     def _next_line(self) -> dict[str, Any] | None:
-        marker = code_runner.MARKER.encode()
+        marker = runner.MARKER.encode()
         while True:
             newline = self._stdout.find(b"\n")
             if newline < 0:

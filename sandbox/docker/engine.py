@@ -1,7 +1,7 @@
 """The narrow interface the Docker backend needs from a container engine.
 
-`DockerEngine` (sandbox/docker_engine.py) implements it with the docker SDK; unit tests
-use a fake. A *driver channel* is one warm container running `sandbox/driver.py serve`:
+`DockerEngine` (sandbox/docker/docker_engine.py) implements it with the docker SDK; unit tests
+use a fake. A *driver channel* is one warm container running `sandbox/checks/driver.py serve`:
 jobs go in as JSON lines, answers come back as JSON (see the driver's docstring).
 """
 
@@ -18,7 +18,7 @@ class ProjectMounts:
     """Prepared project environments a container mounts read-only (None: not prepared).
 
     `python` goes on `PYTHONPATH`; `node_modules` at `/sandbox/node_modules`, the parent
-    of every work tree (sandbox/node_env.py says why there).
+    of every work tree (sandbox/project_envs/node_env.py says why there).
     """
 
     python: Path | None = None

@@ -1,8 +1,8 @@
 """A project's environments for checks, every language at once: plan, prepare, status.
 
 `lsp-agent sandbox prepare` and the editor's `lspAgent.prepare` show `ProjectPlan.describe()`
-before consent, then `prepare_project` does each part: Python (sandbox/project_env.py)
-and Node (sandbox/node_env.py). `ready_mounts` says what a check container mounts
+before consent, then `prepare_project` does each part: Python (sandbox/project_envs/python_env.py)
+and Node (sandbox/project_envs/node_env.py). `ready_mounts` says what a check container mounts
 read-only, and `project_status` is the one line doctor and `lspAgent.status` show.
 """
 
@@ -13,11 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.engine import ProjectMounts
-from sandbox.node_env import NodePlan, node_plan, prepare_node, ready_node_modules
-from sandbox.prepare_container import PrepareError
-from sandbox.project_deps import dependency_key
-from sandbox.project_env import PREPARE_COMMAND, READY_MARKER, PreparePlan, plan, prepare, ready_env
+from sandbox.docker import ProjectMounts
+from sandbox.project_envs.node_env import NodePlan, node_plan, prepare_node, ready_node_modules
+from sandbox.project_envs.prepare_container import PrepareError
+from sandbox.project_envs.python_deps import dependency_key
+from sandbox.project_envs.python_env import (
+    PREPARE_COMMAND,
+    READY_MARKER,
+    PreparePlan,
+    plan,
+    prepare,
+    ready_env,
+)
 
 Progress = Callable[[str], None]
 NOTHING_DECLARED = "no declared dependencies (Python or Node)"

@@ -1,7 +1,7 @@
 """The in-container code runner of `AGENT_TYPE=code`: runs the model's Python, step by step.
 
 Sent with `python3 -c` as the main process of a hardened container that has NO repository
-mount (sandbox/code_container.py): the only way from this code to the repository, the
+mount (sandbox/code/container.py): the only way from this code to the repository, the
 network or the host is a tool call, proxied to the host and wrapped there like any other.
 Standard library only. One JSON object per line; ours go to the host on stdout after
 `MARKER`, the host's come on stdin:

@@ -20,30 +20,30 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sandbox import driver, driver_steps
-from sandbox.docker_client import (
+from sandbox.checks import driver, driver_steps
+from sandbox.docker.client import (
     BUILD_HINT,
     LOCAL_ONLY,
     RemoteEngine,
     connect,
     remote_engine,
 )
-from sandbox.engine import (
+from sandbox.docker.engine import (
     ChannelBroken,
     ChannelTimeout,
     EngineError,
     EngineNotLocal,
     ProjectMounts,
 )
-from sandbox.hardening import (
+from sandbox.docker.hardening import (
     NODE_MODULES_MOUNT,
     PROJECT_ENV_MOUNT,
     WORKSPACE,
     container_options,
     host_config_options,
 )
-from sandbox.image import image_exists
-from sandbox.repo_view import TREES, RepoView, build_view, overlay_possible
+from sandbox.docker.image import image_exists
+from sandbox.docker.repo_view import TREES, RepoView, build_view, overlay_possible
 
 logger = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox import tracing
-from sandbox.code_container import CodeChannel, start_code_container
-from sandbox.engine import ChannelBroken
+from sandbox.code.container import CodeChannel, start_code_container
+from sandbox.docker import ChannelBroken
 
 POLL_S = 0.2  # how often a waiting step looks at the cancel flag
 DEFAULT_STEP_TIMEOUT_S = 30.0

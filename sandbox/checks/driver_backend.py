@@ -1,4 +1,4 @@
-"""`run` and `check_patch` for backends that hand jobs to `sandbox/driver.py`.
+"""`run` and `check_patch` for backends that hand jobs to `sandbox/checks/driver.py`.
 
 A backend says where the repository is copied from and to (`_base_job`) and how a job
 is carried out (`_execute`); this class turns calls into jobs and answers into results,
@@ -15,17 +15,17 @@ from typing import Any
 
 from safety.unified_diff import ParsedDiff, PatchError, parse_strict, vet_overlay
 from sandbox import tracing
-from sandbox.baseline import BaselineCache, TreeDigest, baseline_key
-from sandbox.check_command import (
+from sandbox.checks.baseline import BaselineCache, TreeDigest, baseline_key
+from sandbox.checks.command import (
     COPY_EXCLUDES,
     format_command,
     resolve_check_command,
     toolchain_problem,
 )
+from sandbox.checks.test_results import CheckRun, Comparison, check_run, compare, with_report
 from sandbox.config import SandboxConfig
 from sandbox.null_backend import check_in_memory, rejected
 from sandbox.protocol import ContextManaged, PatchCheck, RunResult
-from sandbox.test_results import CheckRun, Comparison, check_run, compare, with_report
 
 OUTPUT_LIMIT = 64_000  # bytes kept per stream (head and tail)
 

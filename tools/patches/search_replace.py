@@ -23,8 +23,8 @@ from safety.unified_diff.tolerant_apply import (
     strip_eol,
 )
 from safety.validation import ValidationError, validate_path
-from tools.diff_apply import apply_diff, missing_file_error, read_or_raise
-from tools.patch_model import PatchError, PatchResult, render_unified_diff, split_lines
+from tools.patches.diff_apply import apply_diff, missing_file_error, read_or_raise
+from tools.patches.model import PatchError, PatchResult, render_unified_diff, split_lines
 from tools.workspace import Workspace
 
 MAX_LISTED_LINES = 10

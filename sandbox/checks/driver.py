@@ -16,7 +16,7 @@ Modes (argv after `python3 -c SOURCE`):
 gets the next unused one as its work tree instead of a copy, and every answer says
 how many are left (`trees_left`); the host replaces the container when none is.
 
-Standard library only (see sandbox/driver_steps.py for the job format).
+Standard library only (see sandbox/checks/driver_steps.py for the job format).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import time
 import traceback
 from typing import Any
 
-from sandbox.driver_steps import finish, killpg, prepare, read_report, supervise
+from sandbox.checks.driver_steps import finish, killpg, prepare, read_report, supervise
 
 MARKER = "@@lsp-agent@@ "
 SCRATCH_DIRS = ("/tmp", "/dev/shm")  # emptied between jobs (serve --sweep)

@@ -14,7 +14,7 @@ works in the next unused tree: nothing is copied, so a check costs the same on a
 repository. The anonymous volumes go with the container.
 
 *Secrets.* Before the mounts, each upper layer gets an empty file over every secret
-file (see sandbox/repo_secrets.py) and git configs without credentials, so they are
+file (see sandbox/docker/repo_secrets.py) and git configs without credentials, so they are
 empty in the view while `git status` still works.
 
 *Copy mode* (when the engine cannot mount an overlay, e.g. Docker Desktop's VM): the
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.hardening import WORKSPACE
-from sandbox.repo_secrets import RepoScan, scan
+from sandbox.docker.hardening import WORKSPACE
+from sandbox.docker.repo_secrets import RepoScan, scan
 
 logger = logging.getLogger(__name__)
 

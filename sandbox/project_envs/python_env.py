@@ -5,8 +5,8 @@ on the host:
 
 1. **Download on the host** with the user's own pip and pip configuration (index, proxy,
    CA bundle): `pip download --only-binary=:all:` for the sandbox's Python, of requirement
-   names rebuilt by `sandbox/project_envs/python_deps.py` (never a path, URL or option), started in an
-   empty directory (`safety.host_process`), never the repository. Wheels only, so
+   names rebuilt by `sandbox/project_envs/python_deps.py` (never a path, URL or option),
+   started in an empty directory (`safety.host_process`), never the repository. Wheels only, so
    nothing is built and no project code runs here.
 2. **Install in a container** with no network, no capabilities and a read-only root:
    the wheels are unpacked (a wheel is a zip; no code runs) into a directory under the

@@ -135,7 +135,7 @@ class LspAgentServer(LanguageServer):
         """Tell the editor, once, what the workspace's policy file tried and was refused."""
         if self.workspace_root is None:
             return
-        from safety.policy_loading import workspace_policy_warnings
+        from safety.policy import workspace_policy_warnings
 
         warnings = workspace_policy_warnings(self.workspace_root, self.settings.policy_file or None)
         for warning in warnings:

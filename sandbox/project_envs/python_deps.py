@@ -5,8 +5,11 @@ groups), `requirements*.txt` (and `requirements/*.txt`), and `uv.lock` (its regi
 pins become constraints). The repository is untrusted, so only requirement *names and
 versions* are taken: option lines (`--index-url`, `--extra-index-url`, `-f`,
 `--trusted-host`, `-e`, ...) and direct references (`pkg @ https://...`, paths, VCS
-URLs) are dropped and listed in `skipped`. Nothing here can widen where pip downloads
-from; that stays the user's own pip configuration.
+URLs) are dropped and listed in `skipped`. Every requirement is parsed with `packaging`
+and rebuilt from its parts (name, extras, version specifier, marker): what pip is given is
+never the repository's text, so no local path, archive name, URL, option or smuggled
+newline reaches it. Nothing here can widen where pip downloads from; that stays the
+user's own pip configuration.
 
 `dependency_key` names the environment: a digest of the dependency files and the
 sandbox's Python version, so a changed file means a new environment.
@@ -21,10 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
 SANDBOX_PYTHON = "3.11"  # the image's python3 (Debian bookworm); wheels are chosen for it
 FORMAT_VERSION = "1"  # bump when the environment's layout changes
 TEST_GROUPS = frozenset({"test", "tests", "testing", "dev"})
-_REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,\s-]*\])?\s*[^@]*$")
+# A name pip would take for a file or directory when one exists by that name.
+_ARCHIVE = re.compile(r"\.(whl|zip|tar|tgz|tbz|txz|tlz|gz|bz2|xz|lz|lzma)$", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _MAX_FILE_BYTES = 2_000_000
 
 
@@ -115,10 +124,41 @@ def _uv_lock(path: Path) -> list[str]:
         source = package.get("source")
         name, version = package.get("name"), package.get("version")
         if isinstance(source, dict) and "registry" in source and name and version:
-            pin = f"{name}=={version}"
-            if _REQUIREMENT.match(pin):
+            pin = _pin(str(name), str(version))
+            if pin is not None:
                 pins.append(pin)
     return pins
+
+
+def _pin(name: str, version: str) -> str | None:
+    """`name==version`, rebuilt from a valid name and version (None otherwise)."""
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return None
+    clean = clean_requirement(name)
+    return None if clean is None or clean != canonicalize_name(name) else f"{clean}=={parsed}"
+
+
+def clean_requirement(text: str) -> str | None:
+    """The requirement rebuilt from its parsed parts (canonical name, extras, version
+    specifier, marker), or None when it is anything else: a direct reference (URL, path,
+    VCS), a name pip could take for a local file, or not a PEP 508 requirement at all."""
+    if _CONTROL.search(text):
+        return None  # a newline would be a second line of the requirements file pip reads
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return None
+    if requirement.url is not None or _ARCHIVE.search(requirement.name):
+        return None
+    rebuilt: str = canonicalize_name(requirement.name)
+    if requirement.extras:
+        rebuilt += "[" + ",".join(sorted(canonicalize_name(e) for e in requirement.extras)) + "]"
+    rebuilt += str(requirement.specifier)
+    if requirement.marker is not None:
+        rebuilt += f"; {requirement.marker}"
+    return rebuilt
 
 
 def _requirements_file(root: Path, path: Path, result: Declared, seen: set[Path]) -> None:
@@ -161,15 +201,11 @@ def _plain_lines(path: Path) -> list[str]:
 
 
 def _add(result: Declared, line: str, source: str, target: list[str]) -> None:
-    """Keep `line` when it is a plain requirement (name, extras, versions, markers)."""
-    requirement = line.strip()
-    plain = requirement.split(";", 1)[0]
-    if (
-        requirement.startswith("-")
-        or "://" in requirement
-        or "@" in plain
-        or not _REQUIREMENT.match(plain)
-    ):
-        result.skipped.append(f"{source}: {requirement}")
+    """Keep `line`, rebuilt, when it is a plain requirement (name, extras, versions, markers)."""
+    text = line.strip()
+    clean = None if text.startswith("-") else clean_requirement(text)
+    if clean is None:
+        shown = text if text.isprintable() else repr(text)  # a smuggled newline, escaped
+        result.skipped.append(f"{source}: {shown}"[:300])
         return
-    target.append(requirement)
+    target.append(clean)

@@ -4,8 +4,10 @@ Two steps, so that it works behind a TLS-intercepting proxy and never runs proje
 on the host:
 
 1. **Download on the host** with the user's own pip and pip configuration (index, proxy,
-   CA bundle): `pip download --only-binary=:all:` for the sandbox's Python. Wheels only,
-   so nothing is built and no project code runs here.
+   CA bundle): `pip download --only-binary=:all:` for the sandbox's Python, of requirement
+   names rebuilt by `sandbox/project_envs/python_deps.py` (never a path, URL or option),
+   started in an empty directory (`safety.host_process`), never the repository. Wheels only, so
+   nothing is built and no project code runs here.
 2. **Install in a container** with no network, no capabilities and a read-only root:
    the wheels are unpacked (a wheel is a zip; no code runs) into a directory under the
    user's data dir, `~/.local/share/lsp-agent/envs/<key>`.
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from safety import host_process
 from sandbox.project_envs.prepare_container import (
     PrepareError,
     hand_over,
@@ -94,8 +97,9 @@ class PreparePlan:
             lines.append(f"pinned by:    uv.lock ({len(self.declared.constraints)} pins)")
         lines += [f"ignored:      {entry}" for entry in self.declared.skipped]
         lines += [
-            "1. download wheels on this machine with your pip configuration "
-            "(wheels only: nothing is built, no project code runs here)",
+            "1. download wheels of these names from your package index on this machine, "
+            "with your pip configuration, in an empty directory (wheels only: nothing is "
+            "built, no project code runs here)",
             "2. unpack them in a container with no network into " + str(self.target),
         ]
         return lines
@@ -110,6 +114,7 @@ def envs_root() -> Path:
 def plan(repo_root: Path) -> PreparePlan | None:
     """What prepare would do; None when the repository declares no Python dependencies."""
     root = Path(repo_root).resolve()
+    host_process.note_workspace(root)  # pip and npm never find programs in it
     key = dependency_key(root)
     if key is None:
         return None
@@ -174,11 +179,14 @@ def prepare(
 
 
 def pip_command() -> list[str]:
-    """The user's pip: `pip3`/`pip` on PATH, else this interpreter's."""
+    """The user's pip: `pip3`/`pip` on the clean PATH (`safety.host_process`), else this
+    interpreter's."""
+    env = host_process.vetted_environ()
     for name in ("pip3", "pip"):
-        found = shutil.which(name)
-        if found:
-            return [found]
+        try:
+            return [host_process.resolve_program(name, env)]
+        except host_process.ProgramNotFound:
+            continue
     return [sys.executable, "-m", "pip"]
 
 
@@ -186,7 +194,8 @@ def download_argv(declared_deps: Declared, wheels: Path, work: Path) -> list[str
     """`pip download` for the sandbox's Python, wheels only, from sanitised requirement files."""
     requirements = work / "requirements.txt"
     requirements.write_text("\n".join(declared_deps.requirements) + "\n", encoding="utf-8")
-    argv = [*pip_command(), "download", "--only-binary=:all:", "--dest", str(wheels)]
+    argv = [*pip_command(), "download", "--only-binary=:all:", "--no-input"]
+    argv += ["--dest", str(wheels)]
     abi = "cp" + SANDBOX_PYTHON.replace(".", "")
     argv += ["--python-version", SANDBOX_PYTHON, "--implementation", "cp", "--abi", abi]
     for tag in _platform_tags():
@@ -202,7 +211,7 @@ def download_argv(declared_deps: Declared, wheels: Path, work: Path) -> list[str
 def download(declared_deps: Declared, wheels: Path, work: Path) -> None:
     argv = download_argv(declared_deps, wheels, work)
     try:
-        proc = subprocess.run(
+        proc = host_process.run(  # in an empty directory: no name resolves to a local path
             argv,
             capture_output=True,
             text=True,

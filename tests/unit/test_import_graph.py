@@ -18,6 +18,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from tests import REPO_ROOT
 
 ROOT = REPO_ROOT
@@ -212,17 +214,33 @@ def inside(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def test_subsystem_folders_are_imported_through_their_init() -> None:
-    folders = subsystem_folders()
-    assert {"sandbox.checks", "sandbox.docker", "sandbox.code", "tools.patches"} <= set(folders)
-    offenders = sorted(
+def private_imports(edges: dict[str, set[str]], package: str) -> list[str]:
+    """Imports of a module of `package` (or of its sub-packages) from outside `package`."""
+    return sorted(
         f"{module} imports {target}"
-        for module, targets in graph().items()
+        for module, targets in edges.items()
+        if not inside(module, package)
         for target in targets
-        for folder in folders
-        if inside(target, folder) and target != folder and not inside(module, folder)
+        if target.startswith(package + ".")
     )
-    assert offenders == []
+
+
+def test_the_private_import_finder_finds_one() -> None:
+    edges = {"tools.a": {"safety.policy.rules"}, "safety.policy.x": {"safety.policy.rules"}}
+    assert private_imports(edges, "safety.policy") == ["tools.a imports safety.policy.rules"]
+    assert private_imports({"tools.a": {"safety.policy"}}, "safety.policy") == []
+
+
+def test_the_subsystem_folders_are_found() -> None:
+    expected = {"safety.policy", "safety.policy.shell", "sandbox.checks", "sandbox.docker"}
+    assert expected | {"sandbox.code", "sandbox.project_envs", "tools.patches"} <= set(
+        subsystem_folders()
+    )
+
+
+@pytest.mark.parametrize("package", subsystem_folders())
+def test_subsystem_folders_are_imported_through_their_init(package: str) -> None:
+    assert private_imports(graph(), package) == []
 
 
 def test_private_modules_are_imported_only_inside_their_package() -> None:

@@ -1,6 +1,6 @@
 """Issue 16's corpus: dangerous and benign commands of classes 1-10, in both contexts.
 
-The cases are data (tests/unit/safety/policy/data/policy_corpus.tsv); class 9 (cost) cases are
+The cases are data (data/corpus.tsv); class 9 (cost) cases are
 built here because they are long. Every case is judged on the host and in the sandbox.
 """
 
@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from safety.policy import CommandPolicy, Verdict
-from safety.verdict import HOST, SANDBOX
+from safety.policy import HOST, SANDBOX, CommandPolicy, Verdict
 
-CORPUS = Path(__file__).parent / "data" / "policy_corpus.tsv"
+CORPUS = Path(__file__).parent / "data" / "corpus.tsv"
 WORKSPACE = "/work/repo"
 EXPECTATIONS = frozenset({"deny", "ask", "ask+", "allow", "ok"})
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from safety.policy import CommandPolicy, Verdict
-from safety.policy_loading import workspace_policy_warnings
+from safety.policy import CommandPolicy, Verdict, workspace_policy_warnings
 
 DENY, APPROVE, ALLOW = Verdict.DENY, Verdict.REQUIRE_APPROVAL, Verdict.ALLOW
 DESTRUCTIVE = ("rm -rf ~", "rm -rf /", "rm -rf ..", "dd if=/dev/zero of=/dev/sda")

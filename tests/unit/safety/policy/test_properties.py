@@ -9,8 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from safety.policy import CommandPolicy, Verdict
-from safety.verdict import CONTEXTS
+from safety.policy import CONTEXTS, CommandPolicy, Verdict
 
 EXAMPLES = int(os.environ.get("SAFETY_PROP_EXAMPLES", "150"))
 FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,12 +1,10 @@
-"""Tests for the tree-sitter based shell parser (safety.shell_parse)."""
+"""Tests for the tree-sitter based shell parser (safety.policy.shell.parser)."""
 
 from __future__ import annotations
 
 import pytest
 
-from safety.shell_parse import inline_script, parse, program_name
-from safety.shell_words import UNKNOWN, Word, decode_ansi_c
-from tests import REPO_ROOT
+from safety.policy.shell import UNKNOWN, Word, decode_ansi_c, inline_script, parse, program_name
 
 
 def programs(script: str) -> list[str]:
@@ -197,10 +195,11 @@ def test_inputs_that_crash_the_raw_grammar_do_not_crash_the_parser() -> None:
     """tree-sitter-bash 0.25 reads out of bounds on some non-ASCII input (ASLR-dependent)."""
     import subprocess
     import sys
+    from pathlib import Path
 
-    repo = REPO_ROOT
+    repo = Path(__file__).resolve().parents[5]
     code = (
-        "from safety.shell_parse import parse\n"
+        "from safety.policy.shell import parse\n"
         "for _ in range(200):\n"
         "    for s in ['{\\U000E0000', '{\\U000ed2c6<f', 'a{\\U00094b98', '{\\U000F0000}']:\n"
         "        parse(s); parse('bash -c ' + repr(s))\n"

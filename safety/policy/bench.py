@@ -16,9 +16,8 @@ import os
 import statistics
 import time
 
-from safety.policy import CommandPolicy
-from safety.shell_parse import SHELLS, _parse_tree, parse
-from safety.shell_tree import TreeWalker
+from safety.policy.command_policy import CommandPolicy
+from safety.policy.shell import parse, syntax_nodes
 
 MIXED_COMMANDS: tuple[str, ...] = (
     # everyday commands of a coding agent (allowed)
@@ -106,9 +105,7 @@ def _under_budget(shape: tuple[str, str, str], policy: CommandPolicy, limit: int
 
 def _nodes(shape: tuple[str, str, str], count: int) -> int:
     """Syntax nodes the parser counts for ``count`` repetitions (inner scripts included)."""
-    walker = TreeWalker(SHELLS, _parse_tree, max_nodes=1 << 30)
-    walker.run(_repeat(shape, count), origin="", depth=0)
-    return walker.nodes
+    return syntax_nodes(_repeat(shape, count))
 
 
 def worst_cases(policy: CommandPolicy) -> dict[str, str]:

@@ -13,8 +13,8 @@ from types import MappingProxyType
 
 from safety.braces import expand_braces
 from safety.globset import GlobSet
+from safety.policy.shell import UNKNOWN, Word
 from safety.sensitive import SensitiveRules, glob_may_match, is_shell_rc
-from safety.shell_words import UNKNOWN, Word
 
 _REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/]*|[\w.\-]*@?[\w.\-]+:)")
 _KNOWN_VARIABLES: Mapping[str, str] = MappingProxyType(

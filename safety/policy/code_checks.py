@@ -10,13 +10,12 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from safety.policy_args import ParsedArgs
-from safety.policy_rules import ProgramRule
-from safety.shell_parse import ParsedScript, SimpleCommand, inline_script, program_name
-from safety.shell_words import Word
+from safety.policy.args import ParsedArgs
+from safety.policy.rules import ProgramRule
+from safety.policy.shell import ParsedScript, SimpleCommand, Word, inline_script, program_name
 
 if TYPE_CHECKING:
-    from safety.policy_eval import Evaluator
+    from safety.policy.evaluator import Evaluator
 
 INFO_FLAGS = frozenset({"--version", "-V", "-VV", "--help", "-h", "-v", "-version"})
 _AWK_UNSAFE = re.compile(

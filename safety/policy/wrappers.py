@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from safety.policy_args import resolve_long, split_word
-from safety.policy_code_checks import printed_input
-from safety.policy_paths import PathKind
-from safety.policy_rules import WrapperRule
-from safety.shell_words import DYN, Word
+from safety.policy.args import resolve_long, split_word
+from safety.policy.code_checks import printed_input
+from safety.policy.paths import PathKind
+from safety.policy.rules import WrapperRule
+from safety.policy.shell import DYN, Word
 
 if TYPE_CHECKING:
-    from safety.policy_eval import Evaluator
+    from safety.policy.evaluator import Evaluator
 
 INPUT_NAMES = Word("<names read from input>", ((DYN, "<names read from input>"),))
 """Stands for the operands xargs reads from its input when they cannot be seen."""

@@ -2,7 +2,7 @@
 
 ``load_rules`` reads the default policy, merges a user policy file over it (the user
 may loosen or tighten), then applies ``<workspace>/.lsp-agent/policy.toml`` through
-:mod:`safety.policy_overrides`, which only lets it tighten, and compiles the result.
+:mod:`safety.policy.overrides`, which only lets it tighten, and compiles the result.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from types import MappingProxyType
 from typing import Any
 
 from safety.globset import GlobSet
-from safety.policy_overrides import apply_stricter, deep_merge
-from safety.policy_rules import (
+from safety.policy.overrides import apply_stricter, deep_merge
+from safety.policy.rules import (
     ANY,
     GROUPS,
     POSITIONAL_KINDS,
@@ -31,14 +31,14 @@ from safety.policy_rules import (
     ProgramRule,
     WrapperRule,
 )
+from safety.policy.verdict import VerdictSpec
 from safety.sensitive import DEFAULT_SENSITIVE
-from safety.verdict import VerdictSpec
 
 
 @cache
 def default_data() -> Mapping[str, Any]:
     """The parsed default policy (read once; never mutated)."""
-    text = resources.files("safety").joinpath("default_policy.toml").read_text("utf-8")
+    text = resources.files("safety.policy").joinpath("default_policy.toml").read_text("utf-8")
     return MappingProxyType(tomllib.loads(text))
 
 

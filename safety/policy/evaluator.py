@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from safety.braces import expand_argv
-from safety.policy_args import Flag, ParsedArgs, split_args, split_word
-from safety.policy_checks import CHECKS
-from safety.policy_code_checks import check_code_sources
-from safety.policy_rules import ProgramRule, WrapperRule
-from safety.policy_targets import TargetJudge
-from safety.policy_wrappers import judge_wrapper
-from safety.shell_parse import ParsedScript, SimpleCommand, parse, program_name
-from safety.shell_words import Word
-from safety.verdict import Verdict
+from safety.policy.args import Flag, ParsedArgs, split_args, split_word
+from safety.policy.checks import CHECKS
+from safety.policy.code_checks import check_code_sources
+from safety.policy.rules import ProgramRule, WrapperRule
+from safety.policy.shell import ParsedScript, SimpleCommand, Word, expand_argv, parse, program_name
+from safety.policy.targets import TargetJudge
+from safety.policy.verdict import Verdict
+from safety.policy.wrappers import judge_wrapper
 
 MAX_WRAP_DEPTH = 8
 _MAX_PROBES = 64
@@ -177,7 +175,7 @@ class Evaluator(TargetJudge):
 
     # ---- wrappers ------------------------------------------------------------------
     def wrapper(self, spec: WrapperRule, words: Sequence[Word], depth: int) -> None:
-        """Judge a wrapper and the command it runs (see :mod:`safety.policy_wrappers`)."""
+        """Judge a wrapper and the command it runs (see :mod:`safety.policy.wrappers`)."""
         judge_wrapper(self, spec, words, depth)
 
     def inline(self, script: Word | None, origin: str) -> None:

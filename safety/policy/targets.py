@@ -6,11 +6,10 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from safety.policy_paths import PathContext, PathInfo, PathKind, classify
-from safety.policy_rules import PolicyRules
-from safety.shell_model import ParsedScript, SimpleCommand
-from safety.shell_words import DYN, Word
-from safety.verdict import Finding, VerdictSpec
+from safety.policy.paths import PathContext, PathInfo, PathKind, classify
+from safety.policy.rules import PolicyRules
+from safety.policy.shell import DYN, ParsedScript, SimpleCommand, Word
+from safety.policy.verdict import Finding, VerdictSpec
 
 _CLASSIFY_MEMO_SIZE = 4096
 _EXPANSION_ASSIGNS = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]]*\])?:?=")

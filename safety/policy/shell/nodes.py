@@ -6,7 +6,7 @@ import re
 
 from tree_sitter import Node
 
-from safety.shell_word_nodes import node_text
+from safety.policy.shell.word_nodes import node_text
 
 MAX_TREE_DEPTH = 120
 ARITHMETIC = "(("

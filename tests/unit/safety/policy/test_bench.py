@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from safety.policy import CommandPolicy, Verdict
-from safety.policy_bench import MIXED_COMMANDS, worst_cases
-from safety.policy_bench import measure as benchmark
-from safety.shell_parse import MAX_SYNTAX_NODES, parse
+from safety.policy.bench import MIXED_COMMANDS, worst_cases
+from safety.policy.bench import measure as benchmark
+from safety.policy.shell import MAX_SYNTAX_NODES, parse
 
 POLICY = CommandPolicy()
 

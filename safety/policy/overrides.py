@@ -17,7 +17,7 @@ from fnmatch import fnmatchcase
 from types import MappingProxyType
 from typing import Any
 
-from safety.verdict import Verdict, VerdictSpec
+from safety.policy.verdict import Verdict, VerdictSpec
 
 UNION_SECTIONS = frozenset({"groups", "variables", "sensitive", "paths", "make"})
 _ADDITIVE: Mapping[str, tuple[str, ...]] = MappingProxyType(

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node, Tree
 
-from safety.shell_model import Redirect, SimpleCommand, inline_script, program_name
-from safety.shell_nodes import (
+from safety.policy.shell.model import Redirect, SimpleCommand, inline_script, program_name
+from safety.policy.shell.nodes import (
     ARITHMETIC,
     arithmetic_on_variables,
     error_text,
@@ -16,8 +16,8 @@ from safety.shell_nodes import (
     too_deep,
     word_spans_lines,
 )
-from safety.shell_word_nodes import read_word
-from safety.shell_words import Word
+from safety.policy.shell.word_nodes import read_word
+from safety.policy.shell.words import Word
 
 MAX_DEPTH = 6
 MAX_SYNTAX_NODES = 1500

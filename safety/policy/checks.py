@@ -1,7 +1,7 @@
 """Named checks that program rules reference (``checks = [...]`` in the policy data).
 
 This module holds the registry and the checks on files, processes and the machine;
-checks on programs that run code are in :mod:`safety.policy_code_checks`. Each check
+checks on programs that run code are in :mod:`safety.policy.code_checks`. Each check
 only adds findings (it never loosens the rule's own verdict).
 """
 
@@ -12,14 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from safety import policy_code_checks as code
-from safety.policy_args import ParsedArgs, split_word
-from safety.policy_paths import PathKind
-from safety.policy_rules import ProgramRule
-from safety.shell_words import Word
+from safety.policy import code_checks as code
+from safety.policy.args import ParsedArgs, split_word
+from safety.policy.paths import PathKind
+from safety.policy.rules import ProgramRule
+from safety.policy.shell import Word
 
 if TYPE_CHECKING:
-    from safety.policy_eval import Evaluator
+    from safety.policy.evaluator import Evaluator
 
 Check = Callable[["Evaluator", ProgramRule, Sequence[Word], ParsedArgs, int], None]
 

@@ -14,7 +14,7 @@ from functools import cache
 import tree_sitter_bash
 from tree_sitter import Language, Parser, Tree
 
-from safety.shell_model import (
+from safety.policy.shell.model import (
     SHELLS,
     InlineScript,
     ParsedScript,
@@ -23,7 +23,7 @@ from safety.shell_model import (
     inline_script,
     program_name,
 )
-from safety.shell_tree import MAX_SYNTAX_NODES, TreeWalker
+from safety.policy.shell.tree import MAX_SYNTAX_NODES, TreeWalker
 
 __all__ = [
     "MAX_SYNTAX_NODES",
@@ -36,6 +36,7 @@ __all__ = [
     "inline_script",
     "parse",
     "program_name",
+    "syntax_nodes",
 ]
 
 
@@ -63,3 +64,10 @@ def parse(
     if walker.too_complex:
         return ParsedScript((), tuple(walker.errors), frozenset(), too_complex=True)
     return ParsedScript(tuple(walker.cmds), tuple(walker.errors), frozenset(walker.functions))
+
+
+def syntax_nodes(script: str, *, shells: frozenset[str] = SHELLS) -> int:
+    """How many syntax nodes ``parse`` walks for ``script`` (inner scripts included)."""
+    walker = TreeWalker(shells, _parse_tree, max_nodes=1 << 30)
+    walker.run(script, origin="", depth=0)
+    return walker.nodes

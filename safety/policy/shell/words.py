@@ -1,10 +1,13 @@
-"""Shell words after quote and escape removal, and the decoders that produce them."""
+"""Shell words after quote and escape removal, the decoders that produce them, and brace
+expansion of a whole command line (``find . {-delete,}`` runs as ``find . -delete``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+
+from safety.braces import expand_braces
 
 LIT = "lit"
 VAR = "var"
@@ -12,6 +15,7 @@ SUB = "sub"
 DYN = "dyn"
 UNKNOWN = "\x00"
 """Stands for a part of a word whose value is only known at run time."""
+MAX_ARGV_WORDS = 256
 
 
 @dataclass(frozen=True)
@@ -165,3 +169,26 @@ def _safe_chr(code: int) -> str:
         return chr(code)
     except (ValueError, OverflowError):
         return "\ufffd"
+
+
+def expand_argv(words: Sequence[Word], *, limit: int = MAX_ARGV_WORDS) -> list[Word] | None:
+    """The words bash runs after brace expansion of the unquoted words in ``words``:
+    ``words`` itself when nothing expands, None when there would be more than ``limit``."""
+    if not any("{" in w.raw and ("," in w.raw or ".." in w.raw) for w in words):
+        return list(words)
+    out: list[Word] = []
+    for word in words:
+        if not word.is_static or word.quoted or word.ansi_c or "{" not in word.raw:
+            out.append(word)
+            continue
+        # braces expand before quote removal: an escaped word expands from its raw text
+        variants = expand_braces(word.raw if word.escaped else word.value, limit=limit)
+        if variants is None:
+            return None
+        if word.escaped:
+            variants = [unescape_unquoted(v) for v in variants]
+        # like bash, an empty result of an unquoted expansion is no word at all
+        out.extend(Word.literal(v) for v in variants if v or len(variants) == 1)
+        if len(out) > limit:
+            return None
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from safety.shell_words import Word
+from safety.policy.shell.words import Word
 
 SHELLS: frozenset[str] = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash"}

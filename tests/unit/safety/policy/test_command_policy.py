@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from safety.policy import CommandPolicy, Decision, Verdict
-from safety.policy_bench import measure as benchmark
+from safety.policy.bench import measure as benchmark
 
 ALLOW = Verdict.ALLOW
 APPROVE = Verdict.REQUIRE_APPROVAL
@@ -661,7 +661,7 @@ def test_unreadable_workspace_override_is_ignored(tmp_path) -> None:
 
 
 def test_custom_rules_mapping() -> None:
-    from safety.policy_loading import default_data
+    from safety.policy.loading import default_data
 
     data = dict(default_data())
     data["programs"] = {**data["programs"], "frob": {"verdict": "deny", "reason": "no"}}
@@ -705,7 +705,7 @@ def test_benchmark_is_well_under_a_millisecond() -> None:
     ],
 )
 def test_sed_script_allow_list(script: str, safe: bool) -> None:
-    from safety.policy_code_checks import sed_script_safe
+    from safety.policy.code_checks import sed_script_safe
 
     assert sed_script_safe(script) is safe
 

@@ -15,21 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from safety.policy_eval import Evaluator
-from safety.policy_loading import load_rules
-from safety.policy_rules import PolicyFileError, PolicyRules
-from safety.shell_parse import parse
-from safety.verdict import CONTEXTS, HOST, SANDBOX, Finding, Verdict
+from safety.policy.evaluator import Evaluator
+from safety.policy.loading import load_rules
+from safety.policy.rules import PolicyRules
+from safety.policy.shell import parse
+from safety.policy.verdict import CONTEXTS, HOST, Finding, Verdict
 
-__all__ = [
-    "HOST",
-    "SANDBOX",
-    "CommandPolicy",
-    "Decision",
-    "Finding",
-    "PolicyFileError",
-    "Verdict",
-]
+__all__ = ["CommandPolicy", "Decision"]
 
 _MAX_RULES_IN_ALLOW = 6
 

@@ -1,4 +1,4 @@
-"""Turn tree-sitter bash word nodes into :class:`~safety.shell_words.Word` values."""
+"""Turn tree-sitter bash word nodes into :class:`~safety.policy.shell.words.Word` values."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from tree_sitter import Node
 
-from safety.shell_words import (
+from safety.policy.shell.words import (
     DYN,
     LIT,
     SUB,

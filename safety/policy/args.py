@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from safety.policy_rules import ProgramRule
-from safety.shell_words import LIT, UNKNOWN, Word
+from safety.policy.rules import ProgramRule
+from safety.policy.shell import LIT, UNKNOWN, Word
 
 _NUMBER_FLAG = re.compile(r"-\d+")
 

@@ -9,8 +9,8 @@ from functools import cached_property
 from pathlib import Path
 
 from safety.globset import GlobSet
+from safety.policy.verdict import VerdictSpec
 from safety.sensitive import SensitiveRules
-from safety.verdict import VerdictSpec
 
 VALUE_KINDS = frozenset(
     {"value", "pattern", "read", "write", "data", "command", "script", "name", "chdir", "operands"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_agent.cli.project_prepare import prepare_command
-from sandbox.project_deps import declared, dependency_key
-from sandbox.project_env import download_argv, env_status, plan, ready_env
+from sandbox.project_envs.python_deps import declared, dependency_key
+from sandbox.project_envs.python_env import download_argv, env_status, plan, ready_env
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

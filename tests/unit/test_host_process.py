@@ -135,9 +135,9 @@ ALLOWED = {
     "safety/host_process.py": "the one place",
     # the container's side (stdlib only, sent into the container); the local backend runs
     # driver_steps in-process with the job's vetted environment (sandbox/local_backend.py)
-    "sandbox/driver.py": "in the container",
-    "sandbox/driver_steps.py": "in the container, or the local backend's vetted job",
-    "sandbox/code_runner.py": "in the container",
+    "sandbox/checks/driver.py": "in the container",
+    "sandbox/checks/driver_steps.py": "in the container, or the local backend's vetted job",
+    "sandbox/code/runner.py": "in the container",
 }
 # Launchers that start the process themselves, from a `host_process.launch` they made.
 VETTED_LAUNCHERS = {

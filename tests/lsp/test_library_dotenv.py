@@ -13,6 +13,7 @@ no prompt may reach the repository's server, and no host program may load the li
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import litellm
 
 from lsp_agent.testing import ScriptedOpenAIServer
 from tests.conftest import require_component
-from tests.lsp.test_trust_boundaries_server import RawEditor, user_config, user_env  # noqa: F401
+from tests.lsp.test_trust_boundaries_server import RawEditor, user_config
 
 PRELOAD_C = """#include <stdio.h>
 __attribute__((constructor)) static void pwned(void) {
@@ -68,8 +69,15 @@ def run_job(editor: RawEditor, task: str, number: int) -> str:
 
 
 def test_a_libraries_dotenv_load_reaches_neither_settings_nor_child_processes(
-    tmp_path: Path, user_env: dict[str, str]
+    tmp_path: Path,
 ) -> None:
+    user_env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_", "SANDBOX_"))}
+    user_env.update(
+        XDG_CONFIG_HOME=str(tmp_path / "user-config"),
+        XDG_DATA_HOME=str(tmp_path / "user-data"),
+        PHOENIX_ENABLED="false",
+        LOG_LEVEL="INFO",
+    )
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "app.py").write_text("def add(a, b):\n    return a - b\n")

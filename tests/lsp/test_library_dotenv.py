@@ -101,9 +101,7 @@ def test_a_libraries_dotenv_load_reaches_neither_settings_nor_child_processes(
         editor = RawEditor(workspace, env, cwd=workspace)
         try:
             assert "first done" in run_job(editor, "FIRST-TASK", 1)
-            editor.send(
-                {"method": "workspace/didChangeConfiguration", "params": {"settings": {}}}
-            )
+            editor.send({"method": "workspace/didChangeConfiguration", "params": {"settings": {}}})
             time.sleep(0.5)
             assert "second done" in run_job(editor, "SECOND-TASK", 2)
         finally:

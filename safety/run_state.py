@@ -1,8 +1,9 @@
 """Run state of one agent run: steps, recorded tool calls and loop detection.
 
 Loops (the same call again and again, A-B-A-B ping-pong, a round of three to six
-different calls made again, A-B-C-A-B-C, the same error over and over) first produce a hint for the model; when the same loop is detected again after
-``patience`` hints the run is stopped (``AgentState.stopped``;
+different calls made again, A-B-C-A-B-C, the same error over and over) first produce a
+hint for the model; when the same loop is detected again after ``patience`` hints the run
+is stopped (``AgentState.stopped``;
 :meth:`AgentState.check` raises :class:`LoopStop`).
 
 One tool failing call after call is a loop too, whatever its arguments (a small model

@@ -55,6 +55,7 @@ class LlamaCppPythonServer(ModelServerProcess):
         gguf = self.gguf or smollm2_gguf()
         return [
             sys.executable,
+            "-P",  # the working directory is not on sys.path
             "-m",
             "llama_cpp.server",
             "--model",

@@ -36,6 +36,9 @@ from pathlib import Path
 
 import httpx
 
+from safety import host_process
+from safety.host_env import user_environ
+
 __all__ = [
     "LLAMA_CPP_BUILD",
     "LlamaServerBuildError",
@@ -66,10 +69,10 @@ class LlamaServerBuildError(RuntimeError):
 
 
 def cache_root() -> Path:
-    explicit = os.environ.get("LSP_AGENT_CACHE")
+    explicit = user_environ().get("LSP_AGENT_CACHE")
     if explicit:
         return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
+    xdg = user_environ().get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "lsp-agent"
 
 
@@ -78,17 +81,15 @@ def build_dir(build: int = LLAMA_CPP_BUILD) -> Path:
 
 
 def server_environment(binary: Path) -> dict[str, str]:
-    """The environment to run `binary` in: its own directory first on LD_LIBRARY_PATH."""
-    env = dict(os.environ)
-    paths = [str(binary.parent), *filter(None, env.get("LD_LIBRARY_PATH", "").split(":"))]
-    env["LD_LIBRARY_PATH"] = ":".join(paths)
-    return env
+    """What `binary` needs beside the user's environment: its own directory on
+    LD_LIBRARY_PATH (a build with shared libraries finds them there)."""
+    return {"LD_LIBRARY_PATH": str(binary.parent)}
 
 
 def server_build_number(binary: Path) -> int | None:
     """The build number `binary --version` reports, or None when it does not run."""
     try:
-        done = subprocess.run(
+        done = host_process.run(
             [str(binary), "--version"],
             capture_output=True,
             text=True,
@@ -131,7 +132,7 @@ def _install(bin_dir: Path, build: int) -> Path:
 
 def _index_url() -> str:
     for key in ("UV_INDEX_URL", "UV_DEFAULT_INDEX", "PIP_INDEX_URL"):
-        value = os.environ.get(key, "").strip()
+        value = user_environ().get(key, "").strip()
         if value.startswith(("http://", "https://")):
             return value.rstrip("/")
     return DEFAULT_INDEX
@@ -176,8 +177,13 @@ def download_sdist(directory: Path) -> Path:
 
 def _run(argv: list[str], log: Path) -> None:
     with log.open("ab") as handle:
-        done = subprocess.run(
-            argv, stdout=handle, stderr=subprocess.STDOUT, timeout=TIMEOUT_S, check=False
+        done = host_process.run(
+            argv,
+            cwd=log.parent,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            timeout=TIMEOUT_S,
+            check=False,
         )
     if done.returncode != 0:
         tail = log.read_text(errors="replace")[-3000:]
@@ -187,10 +193,12 @@ def _run(argv: list[str], log: Path) -> None:
 def build_from_source(work: Path, jobs: int | None = None) -> Path:
     """Download, unpack and build llama-server in `work`; return its `bin` directory."""
     for tool in ("cmake", "c++"):
-        if shutil.which(tool) is None:
+        try:
+            host_process.resolve_program(tool, host_process.vetted_environ())
+        except host_process.ProgramNotFound:
             raise LlamaServerBuildError(
                 f"building llama-server needs `{tool}` (Debian: apt-get install cmake g++)"
-            )
+            ) from None
     sdist = download_sdist(work)
     with tarfile.open(sdist) as archive:
         archive.extractall(work, filter="data")

@@ -8,7 +8,6 @@ Subclasses say how to start theirs (`command()`, `environment()`, `check_ready()
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import tempfile
@@ -18,6 +17,8 @@ from types import TracebackType
 from typing import Self
 
 import httpx
+
+from safety import host_process
 
 START_TIMEOUT_S = 120.0
 
@@ -56,7 +57,8 @@ class ModelServerProcess:
         raise NotImplementedError
 
     def environment(self) -> dict[str, str]:
-        return {**os.environ, "PYTHONUNBUFFERED": "1"}
+        """What the server's environment adds to the user's (`safety.host_process`)."""
+        return {"PYTHONUNBUFFERED": "1"}
 
     def check_ready(self) -> None:
         """Raise ModelServerError when the server cannot start here (before starting it)."""
@@ -64,8 +66,9 @@ class ModelServerProcess:
     def start(self, timeout_s: float = START_TIMEOUT_S) -> Self:
         self.check_ready()
         with open(self.log_path, "wb") as log:
-            self._proc = subprocess.Popen(
+            self._proc = host_process.popen(
                 self.command(),
+                cwd=self.log_path.parent,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

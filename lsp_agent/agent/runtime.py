@@ -276,4 +276,6 @@ def run_agent_job(
         completion_tokens=getattr(usage, "output_tokens", 0) if usage else 0,
         model_calls=robust.generate_calls,
         duration_s=time.monotonic() - started,
+        facts=context.patches.facts(),
+        model_stats=list(robust.call_stats),
     )

@@ -174,6 +174,8 @@ def report(stage: AgentStage, before: str, after: str, outcome: DemoOutcome, sho
         f"{job.get('durationS', 0)} s; tools: {', '.join(job.get('toolsUsed', [])) or 'none'}"
     )
     show(f"   final answer: {shorten(str(job.get('answer') or '-'), ANSWER_CHARS)}")
+    for fact in job.get("facts", []):  # what the job did, whatever the answer says
+        show(f"   lsp-agent: {fact}")
     if job.get("error"):
         show(f"   error: {job['error']}")
     for line in job.get("patches", []):

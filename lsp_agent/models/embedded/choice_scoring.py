@@ -4,9 +4,9 @@ Token-by-token constrained sampling judges an alternative by its first token onl
 `{"name": "` SmolLM2-135M gives the one-letter token `f` more weight than `prop`, so masked
 sampling writes `final_answer` although the model's probability of the full text
 `propose_patch",` is ten times that of `final_answer",`. Here each alternative is scored as
-the sum of its tokens' log-probabilities, walking the alternatives' token trie with the
-KV cache (shared prefixes are evaluated once), and one is sampled at the model's
-temperature (the best one at temperature 0).
+the sum of its tokens' log-probabilities, with the KV cache (shared prefixes are evaluated
+once), best first (`best_first_logprobs`: alternatives too unlikely to matter are left at
+their bound), and one is sampled at the model's temperature (the best one at temperature 0).
 """
 
 from __future__ import annotations
@@ -21,7 +21,11 @@ import numpy.typing as npt
 
 from lsp_agent.models.embedded.decoder import Decoder, PromptLoad
 
-__all__ = ["choose", "continuation_logprobs", "reply_start"]
+__all__ = ["best_first_logprobs", "choose", "continuation_logprobs", "reply_start"]
+
+# Alternatives whose bound is this many temperatures below the best are not scored in full:
+# their weight, exp(-margin / temperature), is below 1e-9.
+SAMPLING_MARGIN = 21.0
 
 
 def _last_logprobs(decoder: Decoder) -> npt.NDArray[np.double]:
@@ -59,6 +63,55 @@ def continuation_logprobs(
     return results, load
 
 
+def best_first_logprobs(
+    decoder: Decoder,
+    prompt: Sequence[int],
+    continuations: Sequence[Sequence[int]],
+    penalties: Sequence[float],
+    margin: float,
+) -> tuple[list[float], PromptLoad]:
+    """Penalised log-probabilities of the continuations, found best first.
+
+    A prefix's log-probability bounds every continuation that starts with it (each token
+    adds a log-probability <= 0), so the search extends the continuation with the best
+    bound until a finished one beats every bound left by `margin`: those left are not
+    worth scoring (their value is their bound). Most tool choices are clear after the
+    first token or two: a few evaluations instead of one per token of every name."""
+    load = decoder.load(prompt)
+    base = len(prompt)
+    cache: dict[tuple[int, ...], npt.NDArray[np.double]] = {(): _last_logprobs(decoder)}
+    path: list[int] = []
+    sequences = [list(c) for c in continuations]
+    done = [0] * len(sequences)  # tokens scored so far
+    scores = [-penalty for penalty in penalties]
+
+    def logprobs_after(prefix: tuple[int, ...]) -> npt.NDArray[np.double]:
+        if prefix not in cache:
+            common = 0
+            while common < min(len(path), len(prefix)) and path[common] == prefix[common]:
+                common += 1
+            del path[common:]
+            decoder.truncate(base + common)
+            for token in prefix[common:]:
+                decoder.llama.eval([token])
+                path.append(token)
+                cache[tuple(path)] = _last_logprobs(decoder)
+        return cache[prefix]
+
+    while True:
+        open_ = [i for i, s in enumerate(sequences) if done[i] < len(s)]
+        finished = [scores[i] for i, s in enumerate(sequences) if done[i] == len(s)]
+        if not open_:
+            break
+        best_open = max(open_, key=scores.__getitem__)
+        if finished and max(finished) >= scores[best_open] + margin:
+            break
+        sequence, k = sequences[best_open], done[best_open]
+        scores[best_open] += float(logprobs_after(tuple(sequence[:k]))[sequence[k]])
+        done[best_open] = k + 1
+    return scores, load
+
+
 def choose(
     decoder: Decoder,
     prompt: Sequence[int],
@@ -68,8 +121,8 @@ def choose(
     penalties: Sequence[float] | None = None,
     rng: random.Random | None = None,
 ) -> tuple[str, list[float], PromptLoad]:
-    """One of `alternatives` (texts continuing `prompt`), every alternative's log-prob, and
-    how the prompt was loaded.
+    """One of `alternatives` (texts continuing `prompt`), every alternative's log-prob (an
+    upper bound for those too unlikely to score in full), and how the prompt was loaded.
 
     `penalties` (nats, one per alternative) are subtracted before choosing.
     """
@@ -77,9 +130,10 @@ def choose(
     sequences = [
         llama.tokenize(a.encode("utf-8"), add_bos=False, special=False) for a in alternatives
     ]
-    scores, load = continuation_logprobs(decoder, prompt, sequences)
-    if penalties is not None:
-        scores = [s - p for s, p in zip(scores, penalties, strict=True)]
+    margin = SAMPLING_MARGIN * temperature
+    scores, load = best_first_logprobs(
+        decoder, prompt, sequences, penalties or [0.0] * len(sequences), margin
+    )
     if temperature <= 0.0:
         return alternatives[max(range(len(scores)), key=scores.__getitem__)], scores, load
     top = max(scores)

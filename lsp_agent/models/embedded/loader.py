@@ -8,9 +8,10 @@ chunk packages; its file has no chat template, so Gemma's turn format is supplie
 `embedded:hf:<owner>/<repo>/<file.gguf>` comes from the Hugging Face Hub (`hub`);
 `embedded:/path/model.gguf` is any local GGUF file with a chat template.
 
-Threads: 1 for decoding, 2 for the prompt. One token of a 135M model is too little work to
-split: on a busy 2-core machine two OpenMP threads decoded 3-10x slower than one (barrier
-waits whenever a core is taken), while prompt batches still gain from two.
+Threads: 2 for the prompt; for decoding 1, or 2 for files over 500 MB. One token of a 135M
+model is too little work to split: on a busy 2-core machine two OpenMP threads decoded
+3-10x slower than one (barrier waits whenever a core is taken), while prompt batches still
+gain from two, and so does a token of a 1.5B model.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ SMALL_CONTEXT = 4096
 LARGE_CONTEXT = 8192
 N_THREADS_DECODE = 1
 N_THREADS_PROMPT = 2
+LARGE_FILE_BYTES = 500_000_000  # a 1B+ model: a token is work enough for two threads
 GEMMA_HINT = "install with `uv sync --extra gemma`"
 
 
@@ -132,8 +134,9 @@ def load_llama(path: Path, n_ctx: int) -> LoadedModel:
     key = (path, n_ctx)
     with _LOAD_LOCK:
         if key not in _LOADED:
+            threads = N_THREADS_DECODE if path.stat().st_size < LARGE_FILE_BYTES else 2
             llama = quiet_llama(
-                path, n_ctx=n_ctx, n_threads=N_THREADS_DECODE, n_threads_batch=N_THREADS_PROMPT
+                path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=N_THREADS_PROMPT
             )
             formatter = _chat_formatter(llama, path)
             native = template_knows_tools(formatter.template)

@@ -20,6 +20,7 @@ When no tools are offered (smolagents' closing summary after max steps), text pa
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
 from lsp_agent.models.robust.call_checks import check_call
+from lsp_agent.models.robust.call_stats import reply_stats
 from lsp_agent.models.robust.failures import (
     NO_CALL_REASON,
     FailureKind,
@@ -123,6 +125,7 @@ class RobustModel(Model):  # type: ignore[misc]
         self.max_echo_chars = max_echo_chars
         self.on_event = on_event
         self.events: list[ModelEvent] = []
+        self.call_stats: list[dict[str, Any]] = []  # per request: `call_stats.reply_stats`
         self.generate_calls = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -143,6 +146,7 @@ class RobustModel(Model):  # type: ignore[misc]
     ) -> ChatMessage:
         self.generate_calls += 1
         tools = {t.name: t for t in tools_to_call_from} if tools_to_call_from else None
+        started = time.monotonic()
         try:
             reply = self.inner.generate(
                 messages,
@@ -157,6 +161,7 @@ class RobustModel(Model):  # type: ignore[misc]
             if kind is FailureKind.UNREACHABLE and self.generate_calls == 1:
                 self.first_call_unreachable = True
             return self._unusable(kind, reason, tools, "", TokenUsage(0, 0))
+        self.call_stats.append(reply_stats(reply, time.monotonic() - started))
         usage = reply.token_usage
         if usage is not None:
             self.input_tokens += usage.input_tokens

@@ -20,7 +20,11 @@ from smolagents.models import (
     MessageRole,
 )
 
-from lsp_agent.models.embedded.choice_scoring import choose, continuation_logprobs
+from lsp_agent.models.embedded.choice_scoring import (
+    best_first_logprobs,
+    choose,
+    continuation_logprobs,
+)
 from lsp_agent.models.embedded.loader import SMALL_CONTEXT
 from lsp_agent.models.embedded.model import (
     EmbeddedModel,
@@ -125,8 +129,22 @@ def test_alternatives_are_chosen_by_their_whole_likelihood(model: EmbeddedModel)
     assert best == options[0] and scores[0] > scores[1]
     flipped, _, _ = choose(decoder, prompt, options, temperature=0.0, penalties=[100.0, 0.0])
     assert flipped == options[1]
-    banana = [llama.tokenize(b" a banana.", add_bos=False)]
-    assert continuation_logprobs(decoder, prompt, banana)[0] == [scores[1]]
+    exact, _ = continuation_logprobs(decoder, prompt, [llama.tokenize(options[0].encode())])
+    assert exact[0] == pytest.approx(scores[0])
+
+
+def test_the_best_first_search_finds_the_exhaustive_best(model: EmbeddedModel) -> None:
+    llama, decoder = model.loaded.llama, model.loaded.decoder
+    prompt = llama.tokenize(b'Call one tool.\n{"name": "', add_bos=False)
+    names = ["read_file", "read_file_snippet", "rg_search", "final_answer", "propose_patch"]
+    sequences = [llama.tokenize(f'{n}",'.encode(), add_bos=False) for n in names]
+    exhaustive, _ = continuation_logprobs(decoder, prompt, sequences)
+    bounded, _ = best_first_logprobs(decoder, prompt, sequences, [0.0] * 5, margin=0.0)
+    best = max(range(5), key=exhaustive.__getitem__)
+    assert max(range(5), key=bounded.__getitem__) == best
+    assert bounded[best] == pytest.approx(exhaustive[best])
+    # every score is the full log-probability or an upper bound of it
+    assert all(b >= e - 1e-6 for b, e in zip(bounded, exhaustive, strict=True))
 
 
 def test_the_previous_call_is_found_for_the_repeat_penalty() -> None:

@@ -63,6 +63,7 @@ from lsp_agent.models.embedded.tool_grammar import (
     check_call,
     tool_specs,
 )
+from lsp_agent.models.streamed_reply import ends_in_loop
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 from lsp_agent.settings import Settings
@@ -80,8 +81,6 @@ __all__ = [
 ]
 
 MIN_REPLY_TOKENS = 256
-LOOP_MIN_CHARS = 48  # a repeated pattern this long ends the reply
-LOOP_MAX_PERIOD = 12
 # Tiny models copy their previous call (SmolLM2-135M re-proposes a patch it just proposed
 # with p≈0.8 and applies it with p≈0.1): a call-level repetition penalty, in nats, on the
 # tool of the previous call. It lowers that tool's odds; it never removes a tool.
@@ -358,15 +357,6 @@ def _last_call_name(messages: Sequence[ChatMessage | dict[str, Any]]) -> str | N
             name = function.get("name") if isinstance(function, dict) else function.name
             return str(name) if name else None
     return None
-
-
-def ends_in_loop(text: str, *, max_period: int = LOOP_MAX_PERIOD) -> bool:
-    """Whether the last `LOOP_MIN_CHARS` characters of `text` repeat one pattern of at most
-    `max_period` characters (`abcabcabc…`)."""
-    tail = text[-LOOP_MIN_CHARS:]
-    if len(tail) < LOOP_MIN_CHARS:
-        return False
-    return any(tail[period:] == tail[:-period] for period in range(1, max_period + 1))
 
 
 def _response_format_grammar(response_format: dict[str, Any]) -> str | None:

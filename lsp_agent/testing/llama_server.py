@@ -4,14 +4,15 @@ The server Ollama and LM Studio users effectively run. `LlamaServer(gguf, alias)
 provisioned binary (`llama_server_build.ensure_llama_server()`, or `binary=`) with `--jinja`
 (the model's own chat template renders tools and tool calls), one slot, the prompt cache on,
 and its log in a file: point the agent at it with `MODEL_ID=openai/<alias>
-MODEL_API_BASE=<openai_base>`. Threads: 2 for the prompt and for generation (a 1.5B model's
-token is enough work for two cores, unlike the 135M one's).
+MODEL_API_BASE=<openai_base>`. Threads: the cores free when it starts
+(`models.embedded.threads`: on a busy machine two threads are several times slower than one).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from lsp_agent.models.embedded.threads import free_threads
 from lsp_agent.testing.llama_server_build import (
     LlamaServerBuildError,
     cached_llama_server,
@@ -22,7 +23,6 @@ from lsp_agent.testing.server_process import ModelServerError, ModelServerProces
 __all__ = ["LlamaServer"]
 
 CONTEXT_TOKENS = 8192
-THREADS = 2
 
 
 class LlamaServer(ModelServerProcess):
@@ -63,6 +63,7 @@ class LlamaServer(ModelServerProcess):
         return server_environment(self._binary())
 
     def command(self) -> list[str]:
+        threads = free_threads()  # a server cannot change them later: the load at its start
         return [
             str(self._binary()),
             "--model",
@@ -79,9 +80,9 @@ class LlamaServer(ModelServerProcess):
             "--parallel",
             "1",
             "--threads",
-            str(THREADS),
+            str(threads),
             "--threads-batch",
-            str(THREADS),
+            str(threads),
             "--no-webui",
         ]
 

@@ -9,6 +9,8 @@ Every token the embedded model reads or writes passes through `Decoder`:
   `grammar_sampler`), until an end-of-generation token, a grammar that is complete (llama.cpp
   then admits only end-of-generation), `stop(text)` or `max_tokens`.
 
+Threads follow the machine's load (`threads.free_threads`, asked at every `load`).
+
 `on_decode_step` (a callable, or None) runs between two decode steps while the model lock is
 held: the place for a scheduler that lets other work use the same model between tokens.
 """
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 import llama_cpp
 
 from lsp_agent.models.embedded.grammar_sampler import CheckFirstSampler, ConstrainedLlama, Sampler
+from lsp_agent.models.embedded.threads import free_threads
 
 __all__ = ["Decoder", "Generation", "PromptLoad"]
 
@@ -48,14 +51,27 @@ class Generation:
 class Decoder:
     """Prompt evaluation with prefix reuse and the sampling loop, over one loaded model."""
 
-    def __init__(self, llama: ConstrainedLlama) -> None:
+    def __init__(self, llama: ConstrainedLlama, *, large: bool = False) -> None:
         self.llama = llama
+        self.large = large
+        self.threads = (0, 0)
         self.on_decode_step: Callable[[], None] | None = None
+
+    def fit_threads(self) -> tuple[int, int]:
+        """Use the cores free now (`threads`): for the prompt, and for decoding when a
+        token is work enough to split (a large model). Returns (decode, prompt) threads."""
+        free = free_threads()
+        wanted = (free if self.large else 1, free)
+        if wanted != self.threads:
+            llama_cpp.llama_set_n_threads(self.llama.ctx, *wanted)
+            self.threads = wanted
+        return wanted
 
     def load(self, tokens: Sequence[int]) -> PromptLoad:
         """Evaluate `tokens`, reusing the cached prefix; the last logits are then theirs.
 
         At least one token is evaluated, so the logits are fresh."""
+        self.fit_threads()
         llama = self.llama
         cached = llama.input_ids[: llama.n_tokens].tolist()
         common = 0

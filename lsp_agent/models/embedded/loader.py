@@ -8,10 +8,9 @@ chunk packages; its file has no chat template, so Gemma's turn format is supplie
 `embedded:hf:<owner>/<repo>/<file.gguf>` comes from the Hugging Face Hub (`hub`);
 `embedded:/path/model.gguf` is any local GGUF file with a chat template.
 
-Threads: 2 for the prompt; for decoding 1, or 2 for files over 500 MB. One token of a 135M
-model is too little work to split: on a busy 2-core machine two OpenMP threads decoded
-3-10x slower than one (barrier waits whenever a core is taken), while prompt batches still
-gain from two, and so does a token of a 1.5B model.
+Threads: as many as the machine has free cores (`threads`), asked before each reply; a 135M
+model decodes with one (a token of it is too little work to split), files over 500 MB with
+the free count too.
 """
 
 from __future__ import annotations
@@ -55,8 +54,6 @@ NAMED_MODELS = {
 # 1.5B model is about 230 MB).
 SMALL_CONTEXT = 4096
 LARGE_CONTEXT = 8192
-N_THREADS_DECODE = 1
-N_THREADS_PROMPT = 2
 LARGE_FILE_BYTES = 500_000_000  # a 1B+ model: a token is work enough for two threads
 GEMMA_HINT = "install with `uv sync --extra gemma`"
 
@@ -119,10 +116,11 @@ class LoadedModel:
     lock: threading.Lock
     n_ctx: int
     native_tools: bool = False
+    large: bool = False  # a 1B+ model: decoding uses the free cores too
     decoder: Decoder = field(init=False)
 
     def __post_init__(self) -> None:
-        self.decoder = Decoder(self.llama)
+        self.decoder = Decoder(self.llama, large=self.large)
 
 
 _LOADED: dict[tuple[Path, int], LoadedModel] = {}
@@ -134,13 +132,11 @@ def load_llama(path: Path, n_ctx: int) -> LoadedModel:
     key = (path, n_ctx)
     with _LOAD_LOCK:
         if key not in _LOADED:
-            threads = N_THREADS_DECODE if path.stat().st_size < LARGE_FILE_BYTES else 2
-            llama = quiet_llama(
-                path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=N_THREADS_PROMPT
-            )
+            llama = quiet_llama(path, n_ctx=n_ctx, n_threads=1, n_threads_batch=1)
+            large = path.stat().st_size >= LARGE_FILE_BYTES
             formatter = _chat_formatter(llama, path)
             native = template_knows_tools(formatter.template)
-            _LOADED[key] = LoadedModel(llama, formatter, threading.Lock(), n_ctx, native)
+            _LOADED[key] = LoadedModel(llama, formatter, threading.Lock(), n_ctx, native, large)
         return _LOADED[key]
 
 

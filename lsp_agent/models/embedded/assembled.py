@@ -22,6 +22,7 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ __all__ = [
     "AssembledModel",
     "ModelFileError",
     "PartsMissingError",
+    "assembly_state",
     "ensure_assembled",
     "models_dir",
 ]
@@ -139,6 +141,16 @@ def _part_paths(spec: AssembledModel) -> list[Path]:
     return paths
 
 
+def assembly_state(spec: AssembledModel, directory: Path | None = None) -> str:
+    """Where the model file is, or will be (without assembling or hashing anything);
+    `PartsMissingError` when it is not there and its parts are not installed."""
+    target = (directory or models_dir()) / spec.file_name
+    if target.is_file() and target.stat().st_size == spec.size:
+        return f"at {target}"
+    _part_paths(spec)
+    return f"assembled into {target} on first use (about 10 s)"
+
+
 def ensure_assembled(spec: AssembledModel, directory: Path | None = None) -> Path:
     """The checked model file, assembled from its parts first if needed (see the module doc)."""
     target = (directory or models_dir()) / spec.file_name
@@ -176,3 +188,17 @@ def ensure_assembled(spec: AssembledModel, directory: Path | None = None) -> Pat
             temporary.unlink(missing_ok=True)
         _stamp_path(target).write_text(json.dumps(_stamp_of(target, spec.sha256)), encoding="utf-8")
         return target
+
+
+def main() -> int:
+    """`python -m lsp_agent.models.embedded.assembled`: assemble Qwen2.5-Coder-1.5B now."""
+    try:
+        print(ensure_assembled(QWEN_CODER_1_5B))
+    except ModelConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

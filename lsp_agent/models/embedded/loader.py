@@ -24,10 +24,14 @@ from pathlib import Path
 
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-from lsp_agent.models.embedded.assembled import QWEN_CODER_1_5B, ensure_assembled
+from lsp_agent.models.embedded.assembled import (
+    QWEN_CODER_1_5B,
+    assembly_state,
+    ensure_assembled,
+)
 from lsp_agent.models.embedded.decoder import Decoder
 from lsp_agent.models.embedded.grammar_sampler import ConstrainedLlama, quiet_llama
-from lsp_agent.models.embedded.hub import HUB_PREFIX, hub_gguf
+from lsp_agent.models.embedded.hub import HUB_PREFIX, hub_gguf, parse_hub_name
 from lsp_agent.models.embedded.prompt import template_knows_tools
 from lsp_agent.models.errors import ModelConfigError
 
@@ -36,6 +40,7 @@ __all__ = [
     "NAMED_MODELS",
     "EmbeddedModelError",
     "LoadedModel",
+    "describe_embedded",
     "embedded_gguf",
     "load_llama",
     "max_context",
@@ -89,6 +94,20 @@ def embedded_gguf(model_id: str) -> Path:
         "(SmolLM2-135M), `embedded:qwen2.5-coder-1.5b`, `embedded:gemma3-270m`, "
         "`embedded:hf:<owner>/<repo>/<file.gguf>` or `embedded:/path/to/model.gguf`"
     )
+
+
+def describe_embedded(model_id: str) -> str:
+    """What `model_id` is and where its file is, without loading, assembling or
+    downloading it; EmbeddedModelError (or its kin) when it cannot be had."""
+    name = model_id.removeprefix("embedded").removeprefix(":") or DEFAULT_EMBEDDED
+    if name in QWEN_NAMES:
+        return f"{NAMED_MODELS['qwen2.5-coder-1.5b']}, {assembly_state(QWEN_CODER_1_5B)}"
+    if name.startswith(HUB_PREFIX):
+        repo, filename = parse_hub_name(name)
+        return f"{filename} from the Hugging Face Hub repository {repo} (downloaded on first use)"
+    path = embedded_gguf(model_id)
+    named = NAMED_MODELS.get("smollm2-135m" if name == "smollm2" else name)
+    return f"{named}, {path.name}" if named else str(path)
 
 
 def max_context(model_id: str) -> int:

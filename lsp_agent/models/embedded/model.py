@@ -8,9 +8,11 @@
 - The prompt (`prompt`): with a chat template that knows tools (Qwen2.5-Coder) the template
   renders the tools and the history natively; otherwise the tools are listed in the system
   turn and past calls replayed in the grammar's shape (`example=True` adds a worked example).
-- A reply is a call or, with a template that knows tools, plain text when the model's first
-  token starts no call (a model that answers in words is answering: `answers_in_prose`;
-  `RobustModel` reads a call written inside such text, cut right after it).
+- With a template that knows tools, the model may begin with words when it would rather
+  (`answers_in_prose`): words that say they are the answer (`Final answer: …`) are the reply
+  (`RobustModel` reads them as `final_answer`); other words are reasoning, and the call it
+  then writes under the grammar follows them, though only the call is kept: every step ends
+  in one valid call, and no prose is left for the agent to refuse.
 - A call is exactly one valid call (`tool_grammar`): the tool is chosen by the likelihood of
   its whole name (`choice_scoring`; token-by-token masking would pick `final_answer` for its
   one-letter first token), with a call-level repetition penalty on the previous call's tool;
@@ -64,6 +66,7 @@ from lsp_agent.models.embedded.tool_grammar import (
     tool_specs,
 )
 from lsp_agent.models.streamed_reply import ends_in_loop
+from lsp_agent.models.tool_call_parsing import says_it_is_the_answer
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 from lsp_agent.settings import Settings
@@ -178,10 +181,11 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         temperature: float,
         previous: str | None,
     ) -> ChatMessage:
-        """A call, or text when the model is likelier to begin its reply with words than
-        with a call. Words that lead into a call are the call's reasoning: the call is
-        written after them, under the grammar, and only the call is kept (see the module
-        doc)."""
+        """A call, or an answer in words. When the model is likelier to begin with words
+        than with a call, it writes them: words that say they are the answer
+        (`Final answer: …`) are the reply; any other words (an explanation, a plan, an
+        answer not marked as one) are the call's reasoning: the call is written after them,
+        under the grammar, and only the call is kept (see the module doc)."""
         decoder = self.loaded.decoder
         load = None
         reasoning: list[int] = []
@@ -196,9 +200,10 @@ class EmbeddedModel(Model):  # type: ignore[misc]
                     first=first,
                 )
                 start = CALL_START.search(generation.text)
-                if start is None:
+                words = generation.text[: start.start()] if start else generation.text
+                if start is None and says_it_is_the_answer(words):
                     return self._text_reply(generation, len(prompt), load, None)
-                words = generation.text[: start.start()].rstrip()
+                words = words.rstrip()
                 reasoning = self._tokens(words + "\n") if words else []
                 load.wasted = len(generation.tokens)
         return self._call(prompt, tools, max_tokens, temperature, previous, load, reasoning)

@@ -97,6 +97,16 @@ def parse_tool_calls_from_text(text: str, tools: ToolInputs | None = None) -> Pa
     return ParseFailure("no tool call found in the reply")
 
 
+def says_it_is_the_answer(text: str) -> bool:
+    """Whether text without a call says it is the final answer (`Final answer: …`,
+    `final_answer: …`, `{"answer": …}`)."""
+    if _FINAL_PREFIX.match(text):
+        return True
+    stripped = text.strip().strip("`").removeprefix("json").strip()
+    loaded = loads_lenient(stripped) if stripped.startswith("{") else None
+    return loaded is not None and isinstance(loaded[0], dict) and "answer" in loaded[0]
+
+
 @dataclass(frozen=True)
 class NormalisedArguments:
     """Call arguments as a dict (plus values given without names), or why they are unreadable."""

@@ -32,6 +32,8 @@ MIN_BODY_CHARS = 200
 MAX_SHOWN_LINE_CHARS = 300
 """Snippet and search lines longer than this are cut (like ripgrep's --max-columns)."""
 DEFAULT_CONTEXT_LINES = 3
+MIN_READ_LINES = 20
+"""read_file shows at least this many lines (fewer only at the end of the file)."""
 MAX_CONTEXT_LINES = 20
 TOP_LEVEL_SHOWN = 30
 EXTENSIONS_SHOWN = 8
@@ -396,6 +398,9 @@ class ReadFile(AgentTool):
         first, last = validate_line_range(
             start_line, end_line, total_lines=total, max_range=limits.max_line_range, path=canon
         )
+        # A few lines are shown with what follows them, up to MIN_READ_LINES: small models
+        # ask for read_file(path, 1, 1) meaning the file; the output budget still applies.
+        last = max(last, min(total, first + MIN_READ_LINES - 1))
         until = total if end_line is None else last
         return render_lines(canon, lines, first, last, limits, until=until)
 

@@ -60,6 +60,7 @@ from lsp_agent.models.embedded.loader import (
 from lsp_agent.models.embedded.prompt import chat_turns, native_messages
 from lsp_agent.models.embedded.tool_grammar import (
     CALL_PREFIX,
+    MIN_ANSWER_CHARS,
     arguments_grammar,
     call_head,
     check_call,
@@ -222,7 +223,12 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         (`load`: how the prompt was loaded already, if it was; `reasoning`: the words the
         model wrote before the call, which the call follows but the reply leaves out)."""
         choices = self.argument_choices() if self.argument_choices is not None else None
-        specs = tool_specs(tools, choices=choices, max_string_chars=self.max_string_chars)
+        specs = tool_specs(
+            tools,
+            choices=choices,
+            max_string_chars=self.max_string_chars,
+            min_answer_chars=1 if self.loaded.native_tools else MIN_ANSWER_CHARS,
+        )
         opener = NATIVE_CALL_OPENER if self.loaded.native_tools else CALL_PREFIX
         lead = [*prompt, *reasoning]
         name, _, choice_load = choose(

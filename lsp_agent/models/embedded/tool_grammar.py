@@ -34,6 +34,7 @@ from typing import Any
 
 __all__ = [
     "CALL_PREFIX",
+    "MIN_ANSWER_CHARS",
     "ArgumentSpec",
     "ToolSpec",
     "arguments_grammar",
@@ -53,7 +54,9 @@ DEFAULT_MAX_PATH_CHARS = 160
 MAX_ANSWER_CHARS = 300
 # ...and at least a phrase: SmolLM2-135M otherwise answers with the bare patch id `p1`, which
 # the runtime refuses (it tells the user nothing), and then tends to wander off instead of
-# answering again. The price: this model cannot answer in under 10 characters (`42`).
+# answering again. The price: this model cannot answer in under 10 characters (`42`). A real
+# model does not need it (Qwen2.5-Coder-1.5B, held to 10, padded "John Doe" with "}}}}"):
+# `tool_specs(min_answer_chars=1)`.
 MIN_ANSWER_CHARS = 10
 MAX_CHOICES = 300
 PATH_KEY = "path"
@@ -102,6 +105,7 @@ def tool_specs(
     choices: Mapping[str, Sequence[str]] | None = None,
     max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
     max_path_chars: int = DEFAULT_MAX_PATH_CHARS,
+    min_answer_chars: int = MIN_ANSWER_CHARS,
 ) -> list[ToolSpec]:
     """Specs of smolagents tools (`name` and `inputs`), with `choices` as described above.
 
@@ -130,7 +134,7 @@ def tool_specs(
                     else min(max_string_chars, MAX_ANSWER_CHARS)
                     if is_answer
                     else max_string_chars,
-                    min_chars=MIN_ANSWER_CHARS if is_answer and kind == "string" else 0,
+                    min_chars=min_answer_chars if is_answer and kind == "string" else 0,
                 )
             )
         impossible = any(

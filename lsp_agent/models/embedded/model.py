@@ -207,7 +207,10 @@ class EmbeddedModel(Model):  # type: ignore[misc]
                 words = words.rstrip()
                 reasoning = self._tokens(words + "\n") if words else []
                 load.wasted = len(generation.tokens)
-        return self._call(prompt, tools, max_tokens, temperature, previous, load, reasoning)
+        reply = self._call(prompt, tools, max_tokens, temperature, previous, load, reasoning)
+        if reasoning and isinstance(reply.raw, dict):
+            reply.raw["reasoning"] = words
+        return reply
 
     def _call(  # noqa: PLR0917 (one reply's inputs)
         self,

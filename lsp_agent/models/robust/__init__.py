@@ -162,6 +162,15 @@ class RobustModel(Model):  # type: ignore[misc]
                 self.first_call_unreachable = True
             return self._unusable(kind, reason, tools, "", TokenUsage(0, 0))
         self.call_stats.append(reply_stats(reply, time.monotonic() - started))
+        if logger.isEnabledFor(logging.DEBUG):  # LOG_LEVEL=DEBUG: what the model really sent
+            raw = reply.raw if isinstance(reply.raw, dict) else {}
+            logger.debug(
+                "model reply %d: %r; calls %s; %s",
+                self.generate_calls,
+                raw.get("text", content_text(reply.content))[:2000],
+                [(c.function.name, c.function.arguments) for c in reply.tool_calls or []],
+                {k: v for k, v in raw.items() if k != "text"} or reply_stats(reply, 0.0),
+            )
         usage = reply.token_usage
         if usage is not None:
             self.input_tokens += usage.input_tokens

@@ -42,6 +42,8 @@ BARE_IDS = (
     ("an approval id", re.compile(r"a\d+", re.IGNORECASE)),
     ("a job id", re.compile(r"(lsp-agent/)?job[\s/#_-]*\d+", re.IGNORECASE)),
 )
+# A template's slot left in an answer: [owner_name], <file_name>, {patch_id}.
+TEMPLATE_SLOT = re.compile(r"[\[<{]\s*[a-z]+(?:_[a-z]+)+\s*[\]>}]")
 SAY_IT_IN_WORDS = (
     'Call final_answer(answer="<what you found and did, in plain words>") with your '
     "actual answer for the user."
@@ -64,6 +66,12 @@ def empty_answer_reason(text: str, tool_names: Collection[str] = ()) -> str | No
             )
     if bare in tool_names:
         return f"the final answer is only the name of the tool {bare}, not an answer"
+    slot = TEMPLATE_SLOT.search(stripped)
+    if slot:
+        return (
+            f"the final answer holds a placeholder, {slot.group(0)}, where a value belongs; "
+            "find the value with a tool first"
+        )
     return None
 
 

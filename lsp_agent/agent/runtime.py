@@ -47,6 +47,7 @@ def _tool_context(
     from sandbox import open_sandbox
     from tools.approval_gate import HostCommandApproval
     from tools.base import ToolContext, ToolLimits
+    from tools.registry import EDIT_FORMAT_TOOLS
 
     state = AgentState(max_steps=settings.agent_max_steps + 1)
 
@@ -77,6 +78,7 @@ def _tool_context(
         check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
         memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
+        patch_tools=tuple(EDIT_FORMAT_TOOLS[f] for f in settings.agent_edit_formats),
         mcp=mcp_toolbox(settings, workspace.root, cancel, mcp_servers),
     )
 

@@ -56,6 +56,8 @@ def task_for(model: str) -> str:
 
 def job_timeout_s(model: str) -> float:
     return JOB_TIMEOUT_S if model in TINY_MODELS else LARGE_MODEL_TIMEOUT_S
+
+
 SAMPLE_FILES = {
     "calc.py": (
         "def average(values):\n"

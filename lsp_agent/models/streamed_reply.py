@@ -17,6 +17,7 @@ read are put back together by LiteLLM into one response, as a non-streamed reque
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,15 +29,24 @@ log = logging.getLogger(__name__)
 
 LOOP_MIN_CHARS = 48
 LOOP_MAX_PERIOD = 12
+DIGITS = re.compile(r"[0-9]")
+
+
+def _periodic(tail: str) -> bool:
+    return any(tail[period:] == tail[:-period] for period in range(1, LOOP_MAX_PERIOD + 1))
 
 
 def ends_in_loop(text: str, *, min_chars: int = LOOP_MIN_CHARS) -> bool:
     """Whether the last `min_chars` characters of `text` repeat one pattern of at most
-    `LOOP_MAX_PERIOD` characters (`abcabcabc…`, `\\n\\n\\n…`)."""
+    `LOOP_MAX_PERIOD` characters (`abcabcabc…`, `\\n\\n\\n…`), or the last twice as many do
+    with every digit taken as the same (a counting loop: `(1)7(1)8(1)9(1)0…`)."""
     tail = text[-min_chars:]
     if len(tail) < min_chars:
         return False
-    return any(tail[period:] == tail[:-period] for period in range(1, LOOP_MAX_PERIOD + 1))
+    if _periodic(tail):
+        return True
+    longer = text[-2 * min_chars :]
+    return len(longer) == 2 * min_chars and _periodic(DIGITS.sub("#", longer))
 
 
 def _content(chunk: Any) -> str:

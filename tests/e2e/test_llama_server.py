@@ -120,7 +120,10 @@ def test_qwen_stops_at_the_end_of_its_call(qwen_server: Any) -> None:
     tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
     task = "average() in calc.py divides by the wrong number. Use read_file to read calc.py."
     reply = model.generate(
-        [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": task}],
+        [
+            {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": task},
+        ],
         tools_to_call_from=tools,
     )
     assert reply.raw.choices[0].finish_reason in ("cut", "stop", "tool_calls"), reply.raw
@@ -131,9 +134,7 @@ def test_qwen_stops_at_the_end_of_its_call(qwen_server: Any) -> None:
 
 
 @pytest.mark.parametrize("key", ["L0", "L2"])
-def test_qwen_answers_short_levels_through_llama_server(
-    qwen_server: Any, key: str
-) -> None:
+def test_qwen_answers_short_levels_through_llama_server(qwen_server: Any, key: str) -> None:
     (level,) = select_levels((key,))
     record = run_level_once(level, settings_for(qwen_server, QWEN))
     assert record.passed, record

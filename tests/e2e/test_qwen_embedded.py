@@ -5,6 +5,8 @@ step generates the call."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from lsp_agent.benchmarks.compliance.levels import select_levels
@@ -36,7 +38,7 @@ def test_short_levels_pass_and_each_step_evaluates_only_its_new_messages(
     assert record.passed, record
     requests = record.requests
     assert all(r["finish_reason"] != "length" for r in requests), requests
-    for before, after in zip(requests, requests[1:], strict=False):
+    for before, after in itertools.pairwise(requests):
         grown = after["prompt_tokens"] - before["prompt_tokens"]
         # the new messages, plus what the previous prompt ended with and this one does not
         # (its step note, "Only 2 steps left…", about 20 tokens)

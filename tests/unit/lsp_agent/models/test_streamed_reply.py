@@ -15,7 +15,8 @@ from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 QWEN_REPLY = (
     '```json\n{\n  "name": "read_file",\n  "arguments": {\n    "path": "calc.py"\n  }\n}\n```'
     '\n\n\n```json\n{\n  "name": "propose_patch",\n  "arguments": {\n    "diff": "x"\n  }\n}\n```'
-    + "\n" * 200
+    + "\n"
+    * 200
 )
 
 
@@ -85,3 +86,7 @@ def test_loops_are_short_patterns_over_and_over() -> None:
     assert ends_in_loop("x" + "\n" * 60)
     assert ends_in_loop("42" + ".0" * 30)
     assert not ends_in_loop("A reply of ordinary prose, long enough to be checked, says things.")
+    # Qwen2.5-Coder-1.5B in a patch's `new`: a counting loop, 1,085 tokens to max_tokens
+    counting = "len(values) /// 2()d" + "".join(f"(1){i % 10}" for i in range(7, 60))
+    assert ends_in_loop(counting)
+    assert not ends_in_loop("values = [3, 14, 15, 92, 65, 35, 89, 79, 32, 38, 46, 26, 43, 38, 32]")

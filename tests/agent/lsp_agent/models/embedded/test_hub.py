@@ -116,5 +116,5 @@ def test_hub_names_are_owner_repo_and_a_gguf_file() -> None:
         "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
         "q4.gguf",
     )
-    with pytest.raises(HubModelError, match="embedded:hf:<owner>/<repo>/<file.gguf>"):
+    with pytest.raises(HubModelError, match=r"embedded:hf:<owner>/<repo>/<file\.gguf>"):
         parse_hub_name("hf:just-a-repo")

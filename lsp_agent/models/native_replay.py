@@ -25,7 +25,7 @@ from smolagents.tools import Tool
 
 from lsp_agent.models.capabilities import LADDER_STEPS, EndpointCapabilities
 from lsp_agent.models.messages import to_provider_messages
-from lsp_agent.models.streamed_reply import read_stream
+from lsp_agent.models.streamed_reply import read_stream, trim_loop
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 
 
@@ -128,6 +128,11 @@ class NativeReplayMixin:
         choice = response.choices[0]
         if cut is not None:
             choice.finish_reason = "cut"
+        looped = cut == "in a loop" and not choice.message.tool_calls
+        if looped and choice.message.content:
+            choice.message.content = trim_loop(choice.message.content)
+        if looped and completion_kwargs.get("tool_choice") == "required" and self.capabilities:
+            self.capabilities.looped_under_required()
         usage = response.usage
         return ChatMessage(
             role=choice.message.role,

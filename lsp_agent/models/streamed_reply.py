@@ -6,7 +6,8 @@ Small models that write their calls as text do not stop after one. Qwen2.5-Coder
 every step), and an answer that loops (`42.0.0.0…`) runs to the limit too. Stop sequences
 cannot see a call end. So the request is streamed, and reading stops when
 
-- the text so far holds a complete call (`tool_call_parsing.stream_cut.complete_call_end`),
+- the text so far holds a complete call (`tool_call_parsing.stream_cut.complete_call_end`)
+  and goes on after it (more words, another call, newlines; a closing fence aside),
 - or it ends in a loop (a short pattern over and over),
 
 and the connection is closed, which makes llama.cpp's server (and vLLM, Ollama) stop
@@ -23,13 +24,14 @@ from typing import Any
 
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 
-__all__ = ["ends_in_loop", "read_stream"]
+__all__ = ["ends_in_loop", "read_stream", "trim_loop"]
 
 log = logging.getLogger(__name__)
 
 LOOP_MIN_CHARS = 48
 LOOP_MAX_PERIOD = 12
 DIGITS = re.compile(r"[0-9]")
+NEWLINES_AFTER_A_CALL = 3  # "}\n```\n\n": the fence closed, and padding has begun
 
 
 def _periodic(tail: str) -> bool:
@@ -47,6 +49,32 @@ def ends_in_loop(text: str, *, min_chars: int = LOOP_MIN_CHARS) -> bool:
         return True
     longer = text[-2 * min_chars :]
     return len(longer) == 2 * min_chars and _periodic(DIGITS.sub("#", longer))
+
+
+def trim_loop(text: str) -> str:
+    """`text` with a looping tail cut back to its first round (`42.0.0.0.0…` -> `42.0`)."""
+    for period in range(1, LOOP_MAX_PERIOD + 1):
+        tail = text[-LOOP_MIN_CHARS:]
+        if len(tail) < LOOP_MIN_CHARS or tail[period:] != tail[:-period]:
+            continue
+        end = len(text)
+        while (
+            end - 2 * period >= 0
+            and text[end - 2 * period : end - period] == text[end - period : end]
+        ):
+            end -= period
+        return text[:end]
+    return text
+
+
+def goes_on_after_the_call(rest: str) -> bool:
+    """Whether the reply goes on after its complete call: words or another call after it (a
+    fence closing the call aside), or newlines. A reply that simply ends is read to its end,
+    so that the server's own figures (tokens, its cache) arrive with it."""
+    after = rest.lstrip()
+    if after.startswith("```"):
+        after = after[3:]
+    return bool(after.strip()) or rest.count("\n") >= NEWLINES_AFTER_A_CALL
 
 
 def _content(chunk: Any) -> str:
@@ -69,7 +97,8 @@ def read_stream(
         if not piece:
             continue
         text += piece
-        if complete_call_end(text) is not None:
+        end = complete_call_end(text)
+        if end is not None and goes_on_after_the_call(text[end:]):
             cut = "after a complete call"
         elif ends_in_loop(text):
             cut = "in a loop"

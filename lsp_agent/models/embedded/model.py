@@ -66,7 +66,7 @@ from lsp_agent.models.embedded.tool_grammar import (
     check_call,
     tool_specs,
 )
-from lsp_agent.models.streamed_reply import ends_in_loop
+from lsp_agent.models.streamed_reply import ends_in_loop, trim_loop
 from lsp_agent.models.tool_call_parsing import says_it_is_the_answer
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 from lsp_agent.models.tool_schemas import compact_tool_schemas
@@ -286,6 +286,8 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         end = complete_call_end(text)
         if end is not None:
             text = text[:end]
+        elif ends_in_loop(text):
+            text = trim_loop(text)
         load.tokens = prompt_length
         return ChatMessage(
             role=MessageRole.ASSISTANT,

@@ -189,9 +189,10 @@ def test_propose_file_takes_the_whole_new_text(tmp_repo: Path, gate: Gate, box) 
     assert "No newline" not in box.checks[0]["diff"]  # the file's last newline is kept
     (tmp_repo / "big.py").write_text("x = 1\n" * 201)
     refused = json.loads(tool(path="big.py", content="x = 2\n"))
-    assert refused["error"] == "invalid_argument" and "propose_patch(" in refused[
-        "recovery_suggestion"
-    ]
+    assert (
+        refused["error"] == "invalid_argument"
+        and "propose_patch(" in refused["recovery_suggestion"]
+    )
 
 
 def test_the_edit_formats_choose_the_patch_tools(tmp_repo: Path) -> None:

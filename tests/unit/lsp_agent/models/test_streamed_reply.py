@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from lsp_agent.models.streamed_reply import ends_in_loop, read_stream
+from lsp_agent.models.streamed_reply import ends_in_loop, read_stream, trim_loop
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 
 # What Qwen2.5-Coder-1.5B wrote behind llama-server --jinja with tool_choice "required"
@@ -51,8 +51,16 @@ def test_the_stream_is_cut_right_after_the_first_call() -> None:
     stream = Stream(tokens(QWEN_REPLY))
     text, cut = read_stream(stream, text_of)
     assert cut == "after a complete call" and stream.closed
-    assert text.rstrip().endswith('"calc.py"\n  }\n}') and "propose_patch" not in text
+    assert text.rstrip().endswith('"calc.py"\n  }\n}\n```') and "propose_patch" not in text
     assert stream.read < len(stream.pieces) / 4
+
+
+def test_a_reply_that_ends_at_its_call_is_read_to_its_end() -> None:
+    # the server's usage (its prompt cache) only comes with the last chunk
+    for reply in ('{"name": "read_file", "arguments": {"path": "a.py"}}', QWEN_REPLY[:81]):
+        stream = Stream(tokens(reply))
+        text, cut = read_stream(stream, text_of)
+        assert cut is None and text == reply, text
 
 
 def test_a_looping_answer_is_cut() -> None:
@@ -80,6 +88,12 @@ def test_a_reply_without_a_call_is_read_to_its_end() -> None:
 )
 def test_complete_call_end(text: str, end: int | None) -> None:
     assert complete_call_end(text) == end
+
+
+def test_a_loop_is_trimmed_to_its_first_round() -> None:
+    assert trim_loop("final_answer: 42" + ".0" * 100) == "final_answer: 42.0"
+    assert trim_loop("x" + "\n" * 80) == "x\n"
+    assert trim_loop("no loop here") == "no loop here"
 
 
 def test_loops_are_short_patterns_over_and_over() -> None:

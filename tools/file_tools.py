@@ -183,6 +183,18 @@ def _glob_regex(glob: str) -> str:
     return "".join(out)
 
 
+def file_lines(workspace: Workspace, path: str, limit: int = 300) -> list[str]:
+    """The distinct non-blank lines of a file the tools may read (none when it cannot be
+    read or has more than `limit` of them): the values `old` may take for a model that
+    chooses among them."""
+    try:
+        _canon, text = read_workspace_text(workspace, path)
+    except (ToolFailure, ValidationError, NotTextError, OSError):
+        return []
+    lines = list(dict.fromkeys(line for line in split_lines(text) if line.strip()))
+    return lines if len(lines) <= limit else []
+
+
 def read_workspace_text(workspace: Workspace, path: str) -> tuple[str, str]:
     """(canonical path, text) of a file, or a ToolFailure with a concrete recovery hint."""
     canon = canonical_path(workspace, path)

@@ -12,7 +12,7 @@ import logging
 import shlex
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,18 +105,24 @@ def mcp_toolbox(
 
 
 def offer_argument_choices(model: Any, context: ToolContext) -> None:
-    """Models that constrain arguments (the embedded one) get the repository's paths and
-    the run's patch ids, asked afresh for every reply."""
+    """Models that constrain arguments (the embedded one) get the repository's paths, the
+    run's patch ids and, for `propose_patch`'s `old`, the lines of the file it names (as
+    the tools read it: the editor's buffer when open), asked afresh for every reply."""
     if not hasattr(model, "argument_choices"):
         return
     from lsp_agent.models.embedded.model import repository_paths
+    from tools.file_tools import file_lines
 
     root = context.workspace.root
 
-    def choices() -> dict[str, list[str]]:
+    def lines_of_path(arguments: Mapping[str, Any]) -> list[str]:
+        return file_lines(context.workspace, str(arguments.get("path", "")))
+
+    def choices() -> dict[str, Any]:
         return {
             "path": repository_paths(root),
             "patch_id": [patch.id for patch in context.patches.all()],
+            "old": lines_of_path,
         }
 
     model.argument_choices = choices

@@ -32,7 +32,7 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -47,6 +47,7 @@ from smolagents.models import (
 from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
+from lsp_agent.models.embedded.call_writer import Choices, write_arguments
 from lsp_agent.models.embedded.choice_scoring import choose, reply_start
 from lsp_agent.models.embedded.decoder import Generation, PromptLoad
 from lsp_agent.models.embedded.loader import (
@@ -61,7 +62,6 @@ from lsp_agent.models.embedded.prompt import chat_turns, native_messages
 from lsp_agent.models.embedded.tool_grammar import (
     CALL_PREFIX,
     MIN_ANSWER_CHARS,
-    arguments_grammar,
     call_head,
     check_call,
     tool_specs,
@@ -102,7 +102,7 @@ class PromptTooLongError(ValueError):
     """Even the system turn and the task leave no room for a reply."""
 
 
-ArgumentChoices = Callable[[], Mapping[str, Sequence[str]]]
+ArgumentChoices = Callable[[], Choices]
 
 
 class EmbeddedModel(Model):  # type: ignore[misc]
@@ -128,7 +128,6 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         self.max_string_chars = max_string_chars
         self.example = example
         self.repeat_penalty = repeat_penalty
-        self.last_grammar = ""
 
     @property
     def context_length(self) -> int:
@@ -243,20 +242,23 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         )
         spec = next(s for s in specs if f'{s.name}",' == name)
         head = call_head(spec.name, opener)
-        self.last_grammar = arguments_grammar(spec)
-        head_tokens = self._tokens(head)
-        generation = self.loaded.decoder.generate(
-            lead + head_tokens,
-            max_tokens=max(max_tokens - len(head_tokens), 1),
+        decoder = self.loaded.decoder
+        written = write_arguments(
+            decoder,
+            self._tokens,
+            lead,
+            head,
+            spec,
+            choices=choices or {},
             temperature=temperature,
-            grammar=self.last_grammar,
-            stop=_loop_stop,
+            max_tokens=max_tokens,
         )
-        text = head + generation.text
+        text = head + written.text
         load = load or choice_load
         load.tokens = len(prompt)
-        raw = _raw(text, generation, load, len(head_tokens))
-        usage = TokenUsage(len(prompt), len(head_tokens) + len(generation.tokens) + load.wasted)
+        forced = len(self._tokens(head)) + written.chosen
+        raw = _raw(text, written.sampled, "stop" if written.complete else "length", load, forced)
+        usage = TokenUsage(len(prompt), forced + written.sampled + load.wasted)
         call = check_call(text.removeprefix(opener[: -len(CALL_PREFIX)]), specs)
         if isinstance(call, str):  # cut short (max tokens or a loop): RobustModel says so
             return ChatMessage(role=MessageRole.ASSISTANT, content=text, raw=raw, token_usage=usage)
@@ -292,7 +294,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         return ChatMessage(
             role=MessageRole.ASSISTANT,
             content=text,
-            raw=_raw(text, generation, load, 0),
+            raw=_raw(text, len(generation.tokens), generation.finish_reason, load, 0),
             token_usage=TokenUsage(prompt_length, len(generation.tokens)),
         )
 
@@ -328,15 +330,17 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             del turns[2 if turns[0]["role"] == "system" else 1]
 
 
-def _raw(text: str, generation: Generation, load: PromptLoad, forced: int) -> dict[str, Any]:
+def _raw(
+    text: str, sampled: int, finish_reason: str, load: PromptLoad, forced: int
+) -> dict[str, Any]:
     """What a reply reports beside its text: why it ended and what the step cost."""
     return {
         "text": text,
-        "finish_reason": generation.finish_reason,
+        "finish_reason": finish_reason,
         "prompt_tokens": load.tokens,
         "prompt_reused": load.reused,
         "prompt_evaluated": load.evaluated,
-        "generated": len(generation.tokens) + load.wasted,
+        "generated": sampled + load.wasted,
         "forced": forced,  # tokens written for the model (a call's opening and tool name)
         "dropped": load.wasted,  # words the model began with before a call, not kept
     }

@@ -37,13 +37,13 @@ __all__ = [
     "MIN_ANSWER_CHARS",
     "ArgumentSpec",
     "ToolSpec",
-    "arguments_grammar",
     "call_head",
     "call_text",
     "check_call",
     "tool_call_grammar",
     "tool_call_schema",
     "tool_specs",
+    "value_grammar",
 ]
 
 SCALAR_TYPES = ("string", "integer", "number", "boolean")
@@ -102,7 +102,7 @@ def _argument_type(schema: Mapping[str, Any]) -> str:
 def tool_specs(
     tools: Sequence[Any],
     *,
-    choices: Mapping[str, Sequence[str]] | None = None,
+    choices: Mapping[str, Any] | None = None,
     max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
     max_path_chars: int = DEFAULT_MAX_PATH_CHARS,
     min_answer_chars: int = MIN_ANSWER_CHARS,
@@ -112,7 +112,8 @@ def tool_specs(
     A tool with a required argument whose choices are an empty list cannot be called well
     (`apply_patch` before any patch was proposed) and is left out."""
     given = choices or {}
-    enums = {key: _enum(values) for key, values in given.items()}
+    # callables (values that depend on other arguments) are the call writer's business
+    enums = {key: _enum(values) for key, values in given.items() if not callable(values)}
     specs = []
     for tool in tools:
         paths = _path_inputs(tool)
@@ -279,14 +280,9 @@ def call_head(name: str, opener: str = CALL_PREFIX) -> str:
     return f'{opener}{name}", "arguments": {{'
 
 
-def arguments_grammar(spec: ToolSpec) -> str:
-    """GBNF for the rest of one tool's call after `call_head(spec.name)`: `<args>}}`.
-
-    The same rules as `tool_call_grammar`, for when the tool was already chosen.
-    """
-    expression, helpers = _arguments_rules("args", spec.arguments)
-    lines = [f'root ::= {expression} "}}}}"', *helpers]
-    return "\n".join(lines) + "\n" + COMMON_RULES.lstrip("\n")
+def value_grammar(argument: ArgumentSpec) -> str:
+    """GBNF for one argument's value alone (the same rule as in `tool_call_grammar`)."""
+    return f"root ::= {_value_rule(argument)}\n" + COMMON_RULES.lstrip("\n")
 
 
 def call_text(name: str, arguments: Mapping[str, Any]) -> str:

@@ -75,6 +75,18 @@ print(reply.raw["text"].startswith('{"name": "final_answer"'))
 """
 
 
+def hub_env(endpoint: str, tmp_path: Path) -> dict[str, str]:
+    return {
+        "HF_ENDPOINT": endpoint,
+        "HF_HOME": str(tmp_path / "hf"),
+        "HF_HUB_DISABLE_XET": "1",
+        "HF_HUB_OFFLINE": "0",
+        # a busy machine (the stub answers from this process) must not look like no network
+        "HF_HUB_ETAG_TIMEOUT": "120",
+        "HF_HUB_DOWNLOAD_TIMEOUT": "120",
+    }
+
+
 def run(model_id: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", SCRIPT, model_id],
@@ -89,7 +101,7 @@ def test_a_hub_model_comes_from_hf_endpoint_and_is_cached(
     hub: tuple[str, list[str]], tmp_path: Path
 ) -> None:
     endpoint, seen = hub
-    env = {"HF_ENDPOINT": endpoint, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_DISABLE_XET": "1"}
+    env = hub_env(endpoint, tmp_path)
     done = run(f"embedded:hf:{REPO}/{FILE}", env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "True"  # the model wrote a call with it
@@ -105,7 +117,7 @@ def test_an_unknown_hub_file_fails_with_a_clear_message(
     hub: tuple[str, list[str]], tmp_path: Path
 ) -> None:
     endpoint, _ = hub
-    env = {"HF_ENDPOINT": endpoint, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_DISABLE_XET": "1"}
+    env = hub_env(endpoint, tmp_path)
     done = run(f"embedded:hf:{REPO}/missing.gguf", env)
     assert done.returncode != 0
     assert "embedded:hf:stub-owner/tiny-gguf/missing.gguf" in done.stderr

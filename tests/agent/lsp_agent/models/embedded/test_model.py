@@ -229,3 +229,25 @@ def test_history_is_rendered_as_calls_and_results() -> None:
     assert with_example[1]["content"] == EXAMPLE_TASK
     assert with_example[-1]["content"].endswith(TASK)
     assert with_example[-2]["role"] == "assistant"
+
+
+def test_the_line_to_change_is_chosen_among_the_lines_of_the_file_named(
+    model: EmbeddedModel,
+) -> None:
+    lines = ["def add(a, b):", "    return a - b"]
+    model.argument_choices = lambda: {
+        "path": ["calc.py", "notes.txt"],
+        "old": lambda arguments: lines if arguments.get("path") == "calc.py" else [],
+    }
+    try:
+        tools = [SpyTool("propose_patch", {"path": "string", "old": "string", "new": "string"})]
+        task = "In calc.py, add() subtracts. Call propose_patch to make it add."
+        history = [message(MessageRole.SYSTEM, "You fix code."), message(MessageRole.USER, task)]
+        reply = model.generate(history, tools_to_call_from=tools)
+    finally:
+        model.argument_choices = None
+    (call,) = reply.tool_calls
+    arguments = call.function.arguments
+    if arguments["path"] == "calc.py":
+        assert arguments["old"] in lines, arguments
+    assert set(arguments) == {"path", "old", "new"} and reply.raw["finish_reason"] == "stop"

@@ -23,13 +23,12 @@ from lsp_agent.models.embedded.model import embedded_gguf
 from lsp_agent.models.embedded.tool_grammar import (
     MAX_ANSWER_CHARS,
     MIN_ANSWER_CHARS,
-    arguments_grammar,
-    call_head,
     call_text,
     check_call,
     tool_call_grammar,
     tool_call_schema,
     tool_specs,
+    value_grammar,
 )
 from lsp_agent.models.factory import build_model
 from lsp_agent.models.robust import RobustModel
@@ -163,16 +162,16 @@ def test_a_tool_whose_required_argument_has_no_choice_is_left_out(tools: list[An
     assert "git_diff" in no_paths and "read_file" not in no_paths
 
 
-def test_the_arguments_grammar_continues_a_chosen_tool(
+def test_a_value_grammar_admits_one_value_of_its_argument(
     vocab: ConstrainedLlama, tools: list[Any]
 ) -> None:
-    (spec,) = [s for s in tool_specs(tools, choices={"path": PATHS}) if s.name == "propose_patch"]
-    grammar = arguments_grammar(spec)
-    whole = call("propose_patch", path="calc.py", old="a", new="b")
-    assert whole.startswith(call_head("propose_patch"))
-    assert grammar_accepts(vocab, grammar, whole.removeprefix(call_head("propose_patch")))
-    assert not grammar_accepts(vocab, grammar, '"path": "calc.py", "old": "a"}}')
-    assert not grammar_accepts(vocab, grammar, '"path": "x.py", "old": "a", "new": "b"}}')
+    (spec,) = [s for s in tool_specs(tools, choices={"path": PATHS}) if s.name == "read_file"]
+    path, start = spec.arguments[0], spec.arguments[1]
+    assert grammar_accepts(vocab, value_grammar(path), '"calc.py"')
+    assert not grammar_accepts(vocab, value_grammar(path), '"x.py"')
+    assert grammar_accepts(vocab, value_grammar(start), "12")
+    assert not grammar_accepts(vocab, value_grammar(start), '"12"')
+    assert not grammar_accepts(vocab, value_grammar(start), "12, ")
 
 
 def test_strings_are_bounded(vocab: ConstrainedLlama) -> None:

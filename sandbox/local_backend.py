@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from safety import host_process
 from safety.git_hardening import hardened_git_env
 from sandbox import tracing
-from sandbox.checks import COPY_EXCLUDES, DriverBackedSandbox, driver_steps
+from sandbox.checks import COPY_EXCLUDES, DriverBackedSandbox, run_job
 from sandbox.config import SandboxConfig
 
 logger = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ class LocalSandbox(DriverBackedSandbox):
             job["command"] = host_command(command)
         with self._lock, tracing.span("exec", backend=self.backend):
             self._fresh_home(job["env"])
-            return driver_steps.run_job(job)
+            return run_job(job)
 
     @staticmethod
     def _fresh_home(env: dict[str, str]) -> None:

@@ -91,8 +91,7 @@ def mcp_toolbox(
     (ACP clients pass theirs), or None. A bad file is logged; the job goes on without it."""
     if not settings.mcp_config and not extra:
         return None
-    from tools.mcp.config import McpConfigError, load_mcp_config
-    from tools.mcp.toolbox import McpToolbox
+    from tools.mcp import McpConfigError, McpToolbox, load_mcp_config
 
     try:
         specs = load_mcp_config(settings.mcp_config)

@@ -237,8 +237,7 @@ def check_mcp(settings: Settings, workspace: Path) -> list[Check]:
         return [Check("mcp", Status.OK, "no MCP servers (MCP_CONFIG is not set)")]
     import time
 
-    from tools.mcp.config import McpConfigError, load_mcp_config
-    from tools.mcp.connection import McpConnection, McpServerError
+    from tools.mcp import McpConfigError, McpConnection, McpServerError, load_mcp_config
 
     try:
         specs = load_mcp_config(settings.mcp_config)

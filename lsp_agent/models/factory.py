@@ -196,7 +196,7 @@ def _litellm_model(
 
 
 def _scripted_model(path: Path) -> Any:
-    from lsp_agent.testing import ScriptedModel, ScriptError
+    from lsp_agent.models.scripted import ScriptedModel, ScriptError
 
     try:
         return ScriptedModel.from_json(path)

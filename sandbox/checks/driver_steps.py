@@ -3,7 +3,7 @@
 Standard library only. `run_job` does a whole job in this process's machine (the local
 backend); `sandbox/checks/driver.py` adds the container modes on top. The Docker backend ships
 this file and driver.py, joined, to `python3 -c` in the container (see
-`sandbox.docker.docker_engine.driver_source`), so neither may import anything but the stdlib
+`sandbox.checks.driver_script`), so neither may import anything but the stdlib
 (driver.py's one `from sandbox.checks.driver_steps import ...` line is dropped when shipped).
 
 A job: {"source", "work", "excludes", "overlay", "diff", "strip", "command",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.cli.headless_client import running_server
+from lsp_agent.demo.headless_client import running_server
 
 
 def test_the_server_is_not_imported_from_the_working_directory(

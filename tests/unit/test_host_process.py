@@ -142,7 +142,7 @@ ALLOWED = {
 # Launchers that start the process themselves, from a `host_process.launch` they made.
 VETTED_LAUNCHERS = {
     "tools/mcp/connection.py",  # the MCP SDK's stdio_client
-    "lsp_agent/cli/headless_client.py",  # pygls' start_io
+    "lsp_agent/demo/headless_client.py",  # pygls' start_io
     "lsp_agent/cli/phoenix_server.py",  # os.execve: become Phoenix
 }
 

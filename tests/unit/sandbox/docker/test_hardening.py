@@ -75,7 +75,7 @@ def test_no_container_is_created_without_the_shared_host_config():
     """`host_config_options` is the one place: no `create_host_config` call goes around it."""
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[4]
     for path in sorted((root / "sandbox").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert text.count("create_host_config(") == text.count("**host_config_options("), path

@@ -97,7 +97,7 @@ class McpTool(AgentTool):
             return None
         shown = json.dumps(_given(arguments), sort_keys=True, ensure_ascii=False)
         return ApprovalAsk(
-            kind=ApprovalKind.COMMAND,
+            kind=ApprovalKind.MCP_CALL,
             content=f"mcp {self.spec.name} {self.mcp_name} {shown}",
             summary=f"Call `{self.mcp_name}` of MCP server `{self.spec.name}` with {shown}",
             details=f'MCP server {self.spec.name!r} is not marked "trust": true in MCP_CONFIG.',

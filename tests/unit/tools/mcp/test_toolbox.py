@@ -176,7 +176,7 @@ def test_untrusted_server_calls_ask_naming_server_tool_and_arguments(tmp_path: P
         out = json.loads(tools["mcp_t_add"].forward(a=1, b=2))
     assert out["error"] == "approval_rejected"
     [ask] = gate.asked
-    assert ask.kind is ApprovalKind.COMMAND
+    assert ask.kind is ApprovalKind.MCP_CALL
     assert "`add` of MCP server `t`" in ask.summary and '"a": 1' in ask.summary
 
 

@@ -46,6 +46,7 @@ class ApprovalKind(StrEnum):
     COMMAND = "command"  # a command run in the sandbox (run_cmd, run_tests)
     MCP_CALL = "mcp_call"  # a call of an MCP tool, on this machine
     HOST_COMMAND = "host_command"  # a command run unsandboxed (SANDBOX_BACKEND=local)
+    MEMORY_NOTE = "memory_note"  # a note kept for later jobs in the workspace (`remember`)
 
     @property
     def allows_always(self) -> bool:

@@ -41,7 +41,8 @@ def permission_options(kind: ApprovalKind) -> list[PermissionOption]:
             PermissionOption(option_id=ALLOW_ONCE, name="Apply", kind=ALLOW_ONCE),
             PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE),
         ]
-    options = [PermissionOption(option_id=ALLOW_ONCE, name="Run once", kind=ALLOW_ONCE)]
+    once = "Keep the note" if kind is ApprovalKind.MEMORY_NOTE else "Run once"
+    options = [PermissionOption(option_id=ALLOW_ONCE, name=once, kind=ALLOW_ONCE)]
     if kind.allows_always:  # a sandbox command, or an MCP call: that kind, that exact text
         what = "call" if kind is ApprovalKind.MCP_CALL else "command"
         hours = int(ALWAYS_TTL_S // 3600)

@@ -32,6 +32,7 @@ character; offsets are unchanged and node text is read from the original bytes."
 _LINE_START_BACKSLASH = re.compile(r"\n(?=\\)")
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+_HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_body", "heredoc_end"})
 
 
 class TreeWalker:
@@ -245,16 +246,24 @@ class TreeWalker:
         redirects: list[Redirect] = []
         followers: list[Node] = []
         downstream: list[Node] = []
+        # words after a redirection's target are the command's arguments
+        # (``cat < /dev/null ~/.ssh/id_rsa``, ``cat <<EOF .env``)
+        extra: list[Word] = []
         for rnode in redirect_nodes:
-            redirects.append(self.redirect(rnode, nested))
+            redirects.append(self.redirect(rnode, nested, extra))
             if rnode.type == "heredoc_redirect":
-                for c in rnode.named_children:
+                for c, field in _children_with_fields(rnode):
                     if c.type in ("file_redirect", "herestring_redirect"):
-                        redirects.append(self.redirect(c, nested))
+                        redirects.append(self.redirect(c, nested, extra))
                     elif c.type == "pipeline":
                         downstream.append(c)
-                    elif c.type not in ("heredoc_start", "heredoc_body", "heredoc_end"):
+                    elif field == "argument":
+                        extra.append(self.word(c, nested))
+                    elif c.is_named and c.type not in _HEREDOC_PARTS:
                         followers.append(c)
+        if extra and not words:
+            self.errors.append("a word follows the redirection of a compound command")
+        words = words + extra if words else words
         if not words and not pairs and not redirects:
             return nested
         index = self.add(words, pairs=pairs, redirects=redirects, nested=nested, node=node, fn=fn)
@@ -330,7 +339,8 @@ class TreeWalker:
         value = self.word(value_node, nested) if value_node is not None else Word.literal("")
         return name, value
 
-    def redirect(self, node: Node, nested: list[int]) -> Redirect:
+    def redirect(self, node: Node, nested: list[int], extra: list[Word]) -> Redirect:
+        """The redirection ``node``; words after its target go to ``extra``."""
         fd_node = node.child_by_field_name("descriptor")
         fd = self.text(fd_node) if fd_node is not None else None
         op = next((c.type for c in node.children if not c.is_named), "")
@@ -348,6 +358,7 @@ class TreeWalker:
             return Redirect(op, fd, None, None if dynamic else self.text(body))
         dests = node.children_by_field_name("destination")
         target = self.word(dests[0], nested) if dests else None
+        extra.extend(self.word(d, nested) for d in dests[1:])
         return Redirect(op, fd, target)
 
     def word(self, node: Node, nested: list[int]) -> Word:

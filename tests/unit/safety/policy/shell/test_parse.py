@@ -96,6 +96,29 @@ def test_assignments_and_redirections() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("script", "words", "targets"),
+    [
+        ("cat < /dev/null ~/.ssh/id_rsa", ["cat", "~/.ssh/id_rsa"], ["/dev/null"]),
+        ("grep x > /dev/null /etc/shadow a", ["grep", "x", "/etc/shadow", "a"], ["/dev/null"]),
+        ("cat 2>/dev/null .env", ["cat", ".env"], ["/dev/null"]),
+        ("cat <<EOF .env\nhi\nEOF", ["cat", ".env"], [None]),
+        ("ls > a; cat b", ["ls"], ["a"]),
+    ],
+)
+def test_words_after_a_redirection_target_are_arguments(
+    script: str, words: list[str], targets: list[str | None]
+) -> None:
+    """tree-sitter-bash files them under the redirection; bash passes them to the command."""
+    cmd = parse(script).commands[0]
+    assert [w.value for w in cmd.words] == words
+    assert [r.target.value if r.target else None for r in cmd.redirects] == targets
+
+
+def test_a_word_after_the_redirection_of_a_compound_command_is_an_error() -> None:
+    assert parse("{ ls; } > f x").errors
+
+
 def test_heredoc_and_herestring_text() -> None:
     cmd = parse("cat <<'EOF'\nhello $X\nEOF").commands[0]
     assert cmd.redirects[0].text == "hello $X\n"

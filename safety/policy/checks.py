@@ -179,6 +179,8 @@ def check_declare(
         ev.hit("env.nameref", " ".join(w.raw for w in words))
     for word in args.positionals:
         ev.variable_name(word, assigns=False)
+        if args.has("-p") and word.value in ev.rules.secret_variables:
+            ev.hit("env.secret_variable", f"{words[0].value} -p {word.raw}")
     if args.positionals or args.has("-f", "-F"):
         return
     ev.hit("env.dump", " ".join(w.value for w in words))
@@ -216,6 +218,61 @@ def check_ps(
         ev.hit("ps.environment", " ".join(w.value for w in words))
 
 
+_PATCH_FLAGS = frozenset(
+    {
+        "-p",
+        "-u",
+        "--patch",
+        "--patch-with-stat",
+        "--patch-with-raw",
+        "--cc",
+        "-U",
+        "--unified",
+        "--word-diff",
+        "--word-diff-regex",
+        "--color-words",
+        "--binary",
+        "--full-diff",
+        "-m",
+        "--diff-merges",
+        "--remerge-diff",
+        "--dd",
+        "--ext-diff",
+        "--textconv",
+    }
+)
+_EVERY_REVISION = frozenset(
+    {
+        "--all",
+        "--branches",
+        "--tags",
+        "--remotes",
+        "--glob",
+        "--reflog",
+        "-g",
+        "--walk-reflogs",
+        "--stdin",
+        "--alternate-refs",
+        "--indexed-objects",
+        "--exclude-hidden",
+    }
+)
+
+
+def check_git_history(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """git log/show/diff-tree printing patches of every commit (``--all``, ``--reflog``)
+    or of revisions read from the input (``--stdin``): committed secrets come back."""
+    names = {f.name for f in args.flags}
+    every = names & _EVERY_REVISION
+    if not every:
+        return
+    patches = rule.name == "show" or bool(names & _PATCH_FLAGS)
+    if patches:
+        ev.hit("git.history_patches", " ".join(sorted(every)))
+
+
 def check_runlevel(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
@@ -247,5 +304,6 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "ps": check_ps,
         "env_dump": check_env_dump,
         "runlevel": check_runlevel,
+        "git_history": check_git_history,
     }
 )

@@ -66,8 +66,9 @@ class Evaluator(TargetJudge):
         self.names.setdefault(cmd.index, set())
         for redirect in cmd.redirects:
             self.redirect(redirect.op, redirect.target)
-            if redirect.target is not None:
-                self.secret_variables(redirect.target)
+            for word in (redirect.target, redirect.source):
+                if word is not None:
+                    self.secret_variables(word)
         for name, value in cmd.assignments:
             self.assignment(name)
             self.secret_variables(value)

@@ -16,7 +16,9 @@ VALUE_KINDS = frozenset(
     {"value", "pattern", "read", "write", "data", "command", "script", "name", "chdir", "operands"}
 )
 WRAPPER_PATH_KINDS = frozenset({"read", "write", "chdir", "operands"})
-POSITIONAL_KINDS = frozenset({"read", "write", "none", "copy", "move", "names", "subscripts"})
+POSITIONAL_KINDS = frozenset(
+    {"read", "write", "none", "copy", "move", "names", "subscripts", "objects"}
+)
 GROUPS = ("shells", "interpreters", "network", "decoders", "destructive", "printers")
 WORKSPACE_POLICY = Path(".lsp-agent") / "policy.toml"
 ANY = "any"

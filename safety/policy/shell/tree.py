@@ -7,7 +7,13 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node, Tree
 
-from safety.policy.shell.model import Redirect, SimpleCommand, inline_script, program_name
+from safety.policy.shell.model import (
+    EXPANSION,
+    Redirect,
+    SimpleCommand,
+    inline_script,
+    program_name,
+)
 from safety.policy.shell.nodes import (
     ARITHMETIC,
     arithmetic_on_variables,
@@ -33,6 +39,7 @@ _LINE_START_BACKSLASH = re.compile(r"\n(?=\\)")
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 _HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_body", "heredoc_end"})
+_EXPANSIONS = frozenset({"simple_expansion", "expansion"})
 
 
 class TreeWalker:
@@ -135,6 +142,13 @@ class TreeWalker:
             return [*nested, index]
         if kind == "comment":
             return []
+        if kind in _EXPANSIONS:
+            # an expansion outside a command's words: a pseudo-command that reads it
+            inner: list[int] = []
+            word = self.word(node, inner)
+            pseudo = [Word.literal(EXPANSION), word]
+            index = self.add(pseudo, pairs=[], redirects=[], nested=inner, node=node, fn=fn)
+            return [*inner, index]
         if kind == "file_redirect":
             # ``$(<file)``: a redirection on its own reads (or writes) the file
             return self.with_redirects(
@@ -347,7 +361,7 @@ class TreeWalker:
         if node.type == "herestring_redirect":
             target_nodes = [c for c in node.named_children if c != fd_node]
             word = self.word(target_nodes[0], nested) if target_nodes else Word.literal("")
-            return Redirect("<<<", fd, None, word.value if word.is_static else None)
+            return Redirect("<<<", fd, None, word.value if word.is_static else None, word)
         if node.type == "heredoc_redirect":
             body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
             if body is None:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from safety.policy.shell import UNKNOWN, Word, decode_ansi_c, inline_script, parse, program_name
+from safety.policy.shell import (
+    EXPANSION,
+    UNKNOWN,
+    Word,
+    decode_ansi_c,
+    inline_script,
+    parse,
+    program_name,
+)
 
 
 def programs(script: str) -> list[str]:
@@ -232,3 +240,24 @@ def test_inputs_that_crash_the_raw_grammar_do_not_crash_the_parser() -> None:
             [sys.executable, "-c", code], capture_output=True, timeout=60, cwd=repo
         )
         assert result.returncode == 0, result.stderr.decode()[-500:]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "[[ $X == a* ]]",
+        "case ${X:0:1} in a) ;; esac",
+        "for i in $X; do :; done",
+        "cat <<EOF\n$X\nEOF",
+    ],
+)
+def test_expansions_outside_command_words_become_pseudo_commands(script: str) -> None:
+    """So that the variables they read are judged like a word's."""
+    expansions = [c for c in parse(script).commands if c.words and c.words[0].value == EXPANSION]
+    assert expansions and all(len(c.words) == 2 for c in expansions)
+    assert "X" in expansions[0].words[1].raw
+
+
+def test_a_here_string_keeps_its_word() -> None:
+    redirect = parse('cat <<< "${X^^}"').commands[0].redirects[0]
+    assert redirect.op == "<<<" and redirect.source is not None and not redirect.source.is_static

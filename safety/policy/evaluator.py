@@ -250,7 +250,7 @@ class Evaluator(TargetJudge):
             elif (
                 rule.long_options is not None
                 and flag.name.startswith("--")
-                and flag.name not in rule.known_long
+                and not rule.knows_long(flag.name)
             ):
                 self.hit("program.unknown_option", f"{rule.name} {flag.name}")
             self.flag_value(rule, flag)

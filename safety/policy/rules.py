@@ -87,6 +87,11 @@ class ProgramRule:
         names += [f for f in self.flags or () if not _is_glob(f)]
         return tuple(dict.fromkeys(n for n in names if n.startswith("--")))
 
+    def knows_long(self, flag: str) -> bool:
+        """True when long option ``flag`` (or the option it negates, ``--no-X``) is known."""
+        known = self.known_long
+        return flag in known or (flag.startswith("--no-") and "--" + flag[5:] in known)
+
     def flag_allowed(self, flag: str) -> bool:
         """True when ``flag`` is on the allow-list (or the rule allows any flag)."""
         return self.flags is None or any(fnmatchcase(flag, pat) for pat in self.flags)
@@ -119,6 +124,8 @@ class WrapperRule:
     """What the ``skip`` words are: plain values, or a file that is written (flock)."""
     operands_from_input: bool = False
     """The command's operands arrive on standard input (xargs)."""
+    long_options: tuple[str, ...] | None = None
+    """Every long option the wrapper has, when listed: any other needs approval."""
 
     @cached_property
     def known_long(self) -> tuple[str, ...]:
@@ -128,6 +135,7 @@ class WrapperRule:
             *self.path_flags,
             *self.script_flags,
             *self.lookup_flags,
+            *(self.long_options or ()),
         ]
         return tuple(dict.fromkeys(n for n in names if n.startswith("--")))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from safety.policy import CommandPolicy, Decision, Verdict
+from safety.policy import CommandPolicy, Decision, PolicyFileError, Verdict
 from safety.policy.bench import measure as benchmark
 
 ALLOW = Verdict.ALLOW
@@ -581,9 +581,18 @@ def test_user_policy_file_can_extend(tmp_path) -> None:
     assert policy.evaluate("cat db.secret").rule == "path.sensitive"
 
 
-def test_bad_user_policy_file_raises(tmp_path) -> None:
-    from safety.policy import PolicyFileError
+def test_a_user_policy_file_can_list_a_programs_long_options(tmp_path) -> None:
+    user = tmp_path / "policy.toml"
+    user.write_text('[long_options]\nrg = ["--my-new-option"]\n')
+    assert CommandPolicy(policy_file=user).evaluate("rg --my-new-option x").verdict is ALLOW
+    assert CommandPolicy().evaluate("rg --my-new-option x").rule == "program.unknown_option"
+    typo = tmp_path / "typo.toml"
+    typo.write_text('[long_options]\nrgg = ["--x"]\n')
+    with pytest.raises(PolicyFileError, match=r"long_options\.rgg"):
+        CommandPolicy(policy_file=typo)
 
+
+def test_bad_user_policy_file_raises(tmp_path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[programs.ls\n")
     with pytest.raises(PolicyFileError):

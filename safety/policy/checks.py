@@ -210,12 +210,30 @@ def check_env_dump(
     ev.hit("env.dump", " ".join(w.value for w in words))
 
 
+_PS_ARGUMENT_FIELDS = frozenset({"args", "cmd", "command", "%a", "cmdline"})
+_PS_FULL_FORMATS = frozenset({"-f", "-F"})
+
+
 def check_ps(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
-    """BSD-style ``ps e`` prints process environments."""
+    """ps: BSD-style ``ps e`` prints process environments; BSD-style selections
+    (``ps aux``), full formats (``-f``) and formats with ``args`` print every process's
+    command line, where other programs' tokens and passwords are."""
+    shown = " ".join(w.value for w in words)
     if any("e" in w.value for w in args.positionals):
-        ev.hit("ps.environment", " ".join(w.value for w in words))
+        ev.hit("ps.environment", shown)
+    fields = [
+        field.split("=", 1)[0].split(":", 1)[0].strip().lower()
+        for value in args.values("-o", "-O", "--format")
+        for field in value.value.replace(" ", ",").split(",")
+    ]
+    if (
+        args.positionals
+        or any(f.name in _PS_FULL_FORMATS for f in args.flags)
+        or any(f in _PS_ARGUMENT_FIELDS for f in fields)
+    ):
+        ev.hit("ps.arguments", shown)
 
 
 _PATCH_FLAGS = frozenset(

@@ -208,6 +208,8 @@ class SensitiveRules:
             return None
         names, dirs, absolute, by_depth = self._compiled
         last = parts[-1]
+        if git_plain_file(text):
+            return None
         if self.allow and GlobSet(self.allow, fold_case=True).first_match(last):
             return None
         hit = None if self._exceptions.first_match(last) else names.first_match(last)
@@ -289,6 +291,28 @@ SHELL_RC_NAMES: frozenset[str] = frozenset(
         "bash.bashrc",
     }
 )
+
+
+GIT_READABLE: frozenset[tuple[str, ...]] = frozenset(
+    {("info",), ("info", "exclude"), ("description",), ("head",), ("commit_editmsg",)}
+)
+"""Files in a ``.git`` directory that hold no credentials: readable like any file."""
+GIT_WRITABLE: frozenset[tuple[str, ...]] = frozenset(
+    {("info",), ("info", "exclude"), ("description",), ("commit_editmsg",)}
+)
+"""Files in a ``.git`` directory that hold neither code nor configuration: writing them
+(``echo 'build/' >> .git/info/exclude``) changes nothing that runs."""
+
+
+def git_plain_file(path: str, *, writing: bool = False) -> bool:
+    """True when ``path`` is one of the few files in a ``.git`` directory that are not
+    internals (``GIT_READABLE``; ``GIT_WRITABLE`` when ``writing``)."""
+    parts = [p.lower() for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    if ".git" not in parts:
+        return False
+    last_git = len(parts) - 1 - parts[::-1].index(".git")
+    tail = tuple(parts[last_git + 1 :])
+    return tail in (GIT_WRITABLE if writing else GIT_READABLE)
 
 
 def is_shell_rc(path: str) -> bool:

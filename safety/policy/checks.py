@@ -7,6 +7,7 @@ only adds findings (it never loosens the rule's own verdict).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -16,7 +17,7 @@ from safety.policy import code_checks as code
 from safety.policy.args import ParsedArgs, split_word
 from safety.policy.paths import PathKind
 from safety.policy.rules import ProgramRule
-from safety.policy.shell import Word
+from safety.policy.shell import UNKNOWN, Word
 
 if TYPE_CHECKING:
     from safety.policy.evaluator import Evaluator
@@ -148,6 +149,57 @@ def _fill(word: Word, base: str) -> Word:
     if word.is_static and "{}" in word.value:
         return Word.literal(word.value.replace("{}", f"{base}/found-file"))
     return word
+
+
+def check_ln(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """ln: the link is a write; a hard link's target is a file made writable under a new
+    name (judged as a write); a symbolic link's target is resolved from the link's
+    directory (``ln -r``: from here) and asks when it leaves the workspace or names a
+    secret (reading through the link later is not judged)."""
+    operands = list(args.positionals)
+    directories = args.values("-t", "--target-directory")
+    if not directories and len(operands) > 1:
+        *targets, last = operands
+        ev.path_write(last)
+        # ``ln -s T NAME``: the link is NAME, or NAME/T when NAME is a directory
+        if last.value.endswith("/"):
+            bases = [last.value]
+        elif args.has("-T", "--no-target-directory"):
+            bases = [_parent(last.value)]
+        else:
+            bases = [_parent(last.value), last.value]
+    else:
+        targets = operands
+        bases = [d.value for d in directories] or ["."]
+    if not args.has("-s", "--symbolic"):
+        for target in targets:
+            ev.path_write(target)
+        return
+    relative_to_here = args.has("-r", "--relative")
+    for target in targets:
+        for base in ["."] if relative_to_here else bases:
+            _link_target(ev, target, base)
+
+
+def _parent(path: str) -> str:
+    head = path.rstrip("/").rpartition("/")[0]
+    return head or ("/" if path.startswith("/") else ".")
+
+
+def _link_target(ev: Evaluator, target: Word, base: str) -> None:
+    """Judge where a symbolic link in ``base`` whose text is ``target`` points."""
+    if not target.is_static or UNKNOWN in base:
+        ev.hit("path.dynamic", target.raw)
+        return
+    text = target.value
+    where = text if text.startswith(("/", "~")) else posixpath.join(base, text)
+    for info in ev.classify(Word.literal(where)):
+        if info.sensitive:
+            ev.hit("path.sensitive", f"{target.raw} ({info.sensitive})")
+        elif info.kind in (PathKind.OUTSIDE, PathKind.DYNAMIC, PathKind.REMOTE):
+            ev.hit("link.outside", f"{target.raw} -> {info.shown}")
 
 
 def check_cd(
@@ -315,6 +367,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "interpreter": code.check_interpreter,
         "make": code.check_make,
         "cd": check_cd,
+        "ln": check_ln,
         "cwd_unknown": check_cwd_unknown,
         "declare": check_declare,
         "test": check_test,

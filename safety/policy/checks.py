@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from safety.policy import code_checks as code
 from safety.policy.args import ParsedArgs, split_word
+from safety.policy.disk import foreign_repository
 from safety.policy.paths import PathKind
 from safety.policy.rules import ProgramRule
 from safety.policy.shell import UNKNOWN, Word
@@ -202,6 +203,20 @@ def _link_target(ev: Evaluator, target: Word, base: str) -> None:
             ev.hit("link.outside", f"{target.raw} -> {info.shown}")
 
 
+def check_git_repository(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """git below the workspace root: in a directory that is (or is inside) another
+    repository, git would take that repository's configuration, which can run programs
+    (an embedded bare repository's ``diff.external``)."""
+    cwd = ev.cwd
+    if cwd is None or cwd == "." or cwd.startswith("/"):
+        return  # the root, or a directory that already asked (cd.outside)
+    reason = foreign_repository(ev.workspace, cwd)
+    if reason:
+        ev.hit("git.other_repository", reason)
+
+
 def check_cd(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
@@ -368,6 +383,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "make": code.check_make,
         "cd": check_cd,
         "ln": check_ln,
+        "git_repository": check_git_repository,
         "cwd_unknown": check_cwd_unknown,
         "declare": check_declare,
         "test": check_test,

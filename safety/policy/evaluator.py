@@ -205,6 +205,8 @@ class Evaluator(TargetJudge):
         if rule.subcommands or rule.wraps:
             parsed = split_args(args, rule, stop_at_positional=True)
             self.flags(rule, parsed)
+            for check in rule.checks:
+                CHECKS[check](self, rule, words, parsed, depth)
             if not parsed.positionals or rule.wraps:
                 self.add(rule.verdict, rule.reason, rule.rule, rule.alternative, specific=False)
             if not parsed.positionals:

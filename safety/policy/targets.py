@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from safety.policy.args import split_word
+from safety.policy.disk import cleared_by_content
 from safety.policy.paths import PathContext, PathInfo, PathKind, classify
 from safety.policy.rules import PolicyRules
 from safety.policy.shell import DYN, ParsedScript, SimpleCommand, Word
@@ -174,14 +175,21 @@ class TargetJudge:
         return known
 
     def path_read(self, word: Word) -> None:
-        """Judge a path that is read."""
+        """Judge a path that is read (a name its content can clear is looked at on disk)."""
         for info in self.classify(word):
-            if info.sensitive:
+            if info.sensitive and not self.cleared_on_disk(info):
                 self.hit("path.sensitive", f"{info.shown} ({info.sensitive})")
             elif info.kind is PathKind.OUTSIDE:
                 self.hit("path.outside", info.shown)
             elif info.kind is PathKind.DYNAMIC:
                 self.hit("path.dynamic", info.shown)
+
+    def cleared_on_disk(self, info: PathInfo) -> bool:
+        """True when the workspace's file ``info`` names holds no secret its name suggests
+        (a Keynote ``talk.key``, a certificate in ``ca.pem``)."""
+        return info.kind is PathKind.INSIDE and cleared_by_content(
+            self.workspace, info.shown, self.rules.sensitive
+        )
 
     def path_write(self, word: Word) -> None:
         """Judge a path that is written."""

@@ -348,7 +348,7 @@ ALLOWED = [
     "git remote -v",
     "git tag -l",
     "git shortlog -sn",
-    "git -C src status",
+    "git -C . status",
     "git --no-pager log -n 3",
     "sed -n '1,50p' src/x.py",
     "sed -n 10p x.py",
@@ -749,3 +749,22 @@ def test_awk_programs(policy: CommandPolicy, program: str, verdict: Verdict) -> 
 def test_pathological_input_is_judged_not_raised(policy: CommandPolicy, command: str) -> None:
     decision = policy.evaluate(command)
     assert decision.verdict is not ALLOW or command.startswith("cat")
+
+
+def test_git_below_the_root_of_a_workspace_that_is_not_here_asks() -> None:
+    """Whether src/ is another repository can only be seen on disk."""
+    decision = CommandPolicy(workspace_root="/nonexistent/repo").evaluate("git -C src status")
+    assert decision.verdict is APPROVE and decision.rule == "git.other_repository"
+    assert "not on this machine" in decision.reason
+    assert CommandPolicy(workspace_root="/nonexistent/repo").evaluate("git status").allowed
+
+
+def test_git_below_the_root_of_a_real_workspace_is_allowed(tmp_path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "vendor" / "x" / "objects").mkdir(parents=True)
+    (tmp_path / "vendor" / "x" / "HEAD").write_text("ref: refs/heads/main\n")
+    policy = CommandPolicy(workspace_root=tmp_path)
+    assert policy.evaluate("git -C src status").allowed
+    bare = policy.evaluate("cd vendor/x && git diff")
+    assert bare.rule == "git.other_repository" and "bare repository" in bare.reason
+    assert policy.evaluate("cd vendor/x && git diff", context="sandbox").allowed

@@ -31,7 +31,7 @@ from pathlib import PurePosixPath
 from safety.globset import GlobSet
 from safety.name_variants import is_source_code, is_template, original_names
 
-_ENV_FILES = (".env", ".env.*", ".envrc", "*.env")
+_ENV_FILES = (".env", ".env.*", ".envrc", ".envrc.*", "*.env")
 _APP_SECRETS = (
     "database.yml",
     "database.yaml",
@@ -54,6 +54,8 @@ _APP_SECRETS = (
     "*.ovpn",
     "*.keychain",
     "*.keychain-db",
+    ".dockerconfigjson",
+    "wg[0-9]*.conf",
 )
 _CLOUD = (
     "credentials",
@@ -111,6 +113,7 @@ _DATABASES = (".pgpass", "pgpass.conf", ".my.cnf", ".mylogin.cnf", ".htpasswd")
 _TERRAFORM = ("*.tfvars", "*.tfvars.json", "*.tfstate", "*.tfstate.*", ".terraformrc")
 _KUBE = ("kubeconfig", "kubeconfig.*", "kubeconfig-*", "*.kubeconfig")
 _HISTORIES = (
+    ".*_history",
     ".bash_history",
     ".zsh_history",
     ".python_history",
@@ -168,6 +171,12 @@ DEFAULT_PATHS: tuple[str, ...] = (
     ".gem/credentials",
     ".local/share/keyrings/*",
     ".terraform.d/credentials.tfrc.json",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    "composer/auth.json",
+    "pypoetry/auth.toml",
+    "wireguard/*",
     "/proc/*/environ",
     "/proc/*/cmdline",
     "/etc/shadow",

@@ -298,6 +298,8 @@ def check_ps(
     if (
         args.positionals
         or any(f.name in _PS_FULL_FORMATS for f in args.flags)
+        # ps -aux is read as ps aux (BSD x: every process, with its command line)
+        or any(w.value[:1] == "-" and w.value[1:2] != "-" and "x" in w.value for w in words[1:])
         or any(f in _PS_ARGUMENT_FIELDS for f in fields)
     ):
         ev.hit("ps.arguments", shown)
@@ -358,6 +360,22 @@ def check_git_history(
         ev.hit("git.history_patches", " ".join(sorted(every)))
 
 
+_METADATA_ONLY = frozenset({"-t", "-s", "-e", "--batch-check"})
+_HASH = re.compile(r"[0-9a-fA-F]{4,64}")
+
+
+def check_git_object(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """git cat-file printing an object named by its hash: what it holds cannot be known
+    (``git ls-tree HEAD`` gives the hash of a committed ``.env``)."""
+    if any(f.name in _METADATA_ONLY for f in args.flags):
+        return
+    for word in args.positionals:
+        if not word.is_static or _HASH.fullmatch(word.value):
+            ev.hit("git.object_by_hash", word.raw)
+
+
 def check_runlevel(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
@@ -392,5 +410,6 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "env_dump": check_env_dump,
         "runlevel": check_runlevel,
         "git_history": check_git_history,
+        "git_object": check_git_object,
     }
 )

@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 
 INFO_FLAGS = frozenset({"--version", "-V", "-VV", "--help", "-h", "-v", "-version"})
 _AWK_UNSAFE = re.compile(
-    r"\b(system|getline|ENVIRON|PROCINFO|close|fflush|ARGV|ARGC)\b|@(include|load)\b"
+    r"\b(system|getline|ENVIRON|PROCINFO|SYMTAB|FUNCTAB|close|fflush|ARGV|ARGC)\b|@\w"
     r"|\||print[f]?\b[^;}]*>"
 )
 """What an awk program may not do unasked: run commands (system, pipes), read files the
-command line does not name (getline, ARGV/ARGC rewritten, gawk's @include/@load), write
-files, read the environment."""
+command line does not name (getline, ARGV/ARGC rewritten, gawk's @include/@load), call a
+function by name (gawk's ``@f()``, ``SYMTAB``), write files, read the environment."""
 _AWK_INFO_OPTIONS = frozenset({"version", "v", "usage", "help", "dump"})
 _AWK_INFO_FLAGS = frozenset({"--version", "-V", "--help", "-h", "--copyright", "-C", "--usage"})
 _JQ_ENVIRONMENT = re.compile(r"\$env\b|(?<![.\w$])env\b|\$__loc__|\$__prog")

@@ -11,6 +11,8 @@ source file named like a configuration file is code: ``kubeconfig.go``, ``id_rsa
 
 from __future__ import annotations
 
+import re
+
 BACKUP_SUFFIXES: tuple[str, ...] = (
     ".bak",
     ".backup",
@@ -111,9 +113,17 @@ SOURCE_EXTENSIONS = frozenset(
 _MAX_STRIPS = 3
 
 
+_MAYBE_COPY = re.compile(
+    "|".join([r"~$", r"^#.*#$", r"^\.#", *(re.escape(s) + "$" for s in BACKUP_SUFFIXES)]),
+    re.IGNORECASE,
+)
+
+
 def original_names(name: str) -> list[str]:
     """``name`` and the names it may be a backup or editor file of, nearest first:
     ``.env.swp`` -> ``.env``; ``#.env#`` -> ``.env``; ``..env.swp`` (vim) -> ``.env``."""
+    if not _MAYBE_COPY.search(name):
+        return [name]
     out = [name]
     frontier = [name]
     for _ in range(_MAX_STRIPS):

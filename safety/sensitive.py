@@ -272,16 +272,19 @@ class SensitiveRules:
             and self._without_content_names.match(path) is None
         )
 
-    def name_match(self, name: str) -> str | None:
+    def name_match(self, name: str, chain: list[str] | None = None) -> str | None:
         """The name pattern a file name hits, itself or as a backup or editor file of a
-        sensitive name; None for templates, exceptions and (for patterns with a wildcard)
-        source files."""
-        chain = original_names(name)
+        sensitive name (``chain``: its ``original_names``); None for templates, exceptions
+        and (for patterns with a wildcard) source files."""
+        chain = chain or original_names(name)
+        names = self._compiled[0]
+        if not any(candidate in names for candidate in chain):
+            return None  # the common case: one regular-expression match
         if any(is_template(n) or self._exceptions.first_match(n) for n in chain):
             return None
         source = next((n for n in chain if is_source_code(n)), None)
         for candidate in chain:
-            hit = self._compiled[0].first_match(candidate)
+            hit = names.first_match(candidate)
             if hit and source is not None:
                 hit = self._pattern_for_source(candidate, source)
             if hit:
@@ -310,11 +313,12 @@ class SensitiveRules:
             return None
         _, dirs, absolute, by_depth = self._compiled
         last = parts[-1]
-        if git_plain_file(text):
+        if ".git" in text.lower() and git_plain_file(text):
             return None
         if self.allow and self._allowed.first_match(last):
             return None
-        hit = self.name_match(last)
+        chain = original_names(last)
+        hit = self.name_match(last, chain)
         if hit:
             return f"file name matches {hit!r}"
         for part in parts:
@@ -329,7 +333,7 @@ class SensitiveRules:
             if len(parts) < depth:
                 continue
             head = "/".join(parts[-depth:-1])
-            for name in original_names(last):
+            for name in chain:
                 hit = globs.first_match(f"{head}/{name}" if head else name)
                 if hit:
                     return f"path matches {hit!r}"

@@ -92,9 +92,13 @@ class ProgramRule:
         known = self.known_long
         return flag in known or (flag.startswith("--no-") and "--" + flag[5:] in known)
 
+    @cached_property
+    def _allowed_flags(self) -> GlobSet:
+        return GlobSet(self.flags or ())
+
     def flag_allowed(self, flag: str) -> bool:
         """True when ``flag`` is on the allow-list (or the rule allows any flag)."""
-        return self.flags is None or any(fnmatchcase(flag, pat) for pat in self.flags)
+        return self.flags is None or flag in self._allowed_flags
 
     def subcommand(self, name: str) -> ProgramRule | None:
         """The rule for subcommand ``name`` (or the ``*`` default)."""

@@ -74,7 +74,7 @@ def run_task(
     task: str, repo: Path, settings: Settings, gate: ApprovalGate, console: Console
 ) -> JobResult:
     from lsp_agent.agent.runtime import run_agent_job
-    from tools.patch_writer import DiskPatchWriter
+    from tools.patches import DiskPatchWriter
     from tools.workspace import DiskWorkspace
 
     return run_agent_job(

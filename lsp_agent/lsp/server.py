@@ -88,7 +88,7 @@ class LspAgentServer(LanguageServer):
         return self._prepare
 
     def _prepare_env(self, prepared: Any) -> list[Path]:
-        from sandbox.image import image_tag
+        from sandbox.docker import image_tag
         from sandbox.project_envs import prepare_project
 
         return prepare_project(prepared, image_tag(self.settings.sandbox_config()))

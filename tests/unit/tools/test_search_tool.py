@@ -119,10 +119,11 @@ def test_copies_of_secrets_are_not_shown_and_code_named_like_configs_is(
     for name in (".env~", ".npmrc.bak", ".env.swp", "credentials.json.old"):
         (tmp_repo / name).write_text("API_TOKEN=hunter2\n")
     (tmp_repo / "kubeconfig.go").write_text("// hunter2 in code\n")
-    (tmp_repo / ".env.local.example").write_text("API_TOKEN=hunter2-placeholder\n")
+    # a template is searched (its values would be redacted like any token's: a comment here)
+    (tmp_repo / ".env.local.example").write_text("# API_TOKEN: like hunter2-placeholder\n")
     out = search(tmp_repo, "hunter2").splitlines()[1:]
     assert sorted(out) == [
-        ".env.local.example:1: API_TOKEN=hunter2-placeholder",
+        ".env.local.example:1: # API_TOKEN: like hunter2-placeholder",
         "kubeconfig.go:1: // hunter2 in code",
     ]
 

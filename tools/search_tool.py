@@ -172,7 +172,7 @@ def ripgrep_argv(rg: str, pattern: str, glob: str | None) -> list[str]:
         argv += ["-g", glob]
     for name in sorted(SKIPPED_DIRS):
         argv += ["-g", f"!{name}"]
-    for name in (*DEFAULT_SENSITIVE.names, *DEFAULT_SENSITIVE.dirs):
+    for name in DEFAULT_SENSITIVE.excluded_by_name():
         argv += ["--iglob", f"!{name}"]
     return [*argv, "--", "."]
 

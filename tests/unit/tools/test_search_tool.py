@@ -113,6 +113,21 @@ def test_sensitive_files_are_never_shown(tmp_repo: Path, engine: str) -> None:
     assert search(tmp_repo, "hunter", "*") == "No matches for 'hunter' in files matching '*'."
 
 
+def test_copies_of_secrets_are_not_shown_and_code_named_like_configs_is(
+    tmp_repo: Path, engine: str
+) -> None:
+    for name in (".env~", ".npmrc.bak", ".env.swp", "credentials.json.old"):
+        (tmp_repo / name).write_text("API_TOKEN=hunter2\n")
+    (tmp_repo / "kubeconfig.go").write_text("// hunter2 in code\n")
+    # a template is searched (its values would be redacted like any token's: a comment here)
+    (tmp_repo / ".env.local.example").write_text("# API_TOKEN: like hunter2-placeholder\n")
+    out = search(tmp_repo, "hunter2").splitlines()[1:]
+    assert sorted(out) == [
+        ".env.local.example:1: # API_TOKEN: like hunter2-placeholder",
+        "kubeconfig.go:1: // hunter2 in code",
+    ]
+
+
 def test_sensitive_open_document_is_not_searched(tmp_repo: Path, engine: str) -> None:
     out = search(tmp_repo, "hunter2", docs={".env": ("T=hunter2\n", 1)})
     assert out == "No matches for 'hunter2'."

@@ -123,7 +123,7 @@ def test_popen_needs_a_directory(tmp_path: Path) -> None:
     assert proc.communicate()[0].strip() == b"ok"
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LAUNCH = re.compile(
     r"\bsubprocess\.(run|Popen|call|check_call|check_output|getoutput|getstatusoutput)\("
     r"|\bos\.(system|popen|exec\w*|spawn\w*|posix_spawn\w*|fork)\("

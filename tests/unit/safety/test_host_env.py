@@ -11,7 +11,7 @@ import pytest
 
 from safety import host_env
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run_python(code: str, **env: str) -> str:

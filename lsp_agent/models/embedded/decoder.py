@@ -22,7 +22,12 @@ from dataclasses import dataclass, field
 
 import llama_cpp
 
-from lsp_agent.models.embedded.grammar_sampler import CheckFirstSampler, ConstrainedLlama, Sampler
+from lsp_agent.models.embedded.grammar_sampler import (
+    CheckFirstSampler,
+    ConstrainedLlama,
+    Sampler,
+    SamplingParams,
+)
 from lsp_agent.models.embedded.threads import free_threads
 
 __all__ = ["Decoder", "Generation", "PromptLoad"]
@@ -93,15 +98,7 @@ class Decoder:
         """A sampler at `temperature` (greedy at 0), constrained by `grammar` (GBNF) if given."""
         llama = self.llama
         kind = CheckFirstSampler if grammar is not None else Sampler
-        return kind(
-            llama._model,
-            grammar,
-            temperature=temperature,
-            top_k=40,
-            top_p=0.95,
-            min_p=0.05,
-            seed=int(llama._seed),
-        )
+        return kind(llama._model, grammar, SamplingParams(temperature, seed=int(llama._seed)))
 
     def first_token(self, prompt: Sequence[int], temperature: float) -> tuple[int, PromptLoad]:
         """The token the model would write first after `prompt` (sampled, not committed)."""

@@ -26,6 +26,7 @@ import contextlib
 import ctypes
 import io
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ __all__ = [
     "ConstrainedLlama",
     "GrammarError",
     "Sampler",
+    "SamplingParams",
     "grammar_accepts",
     "quiet_llama",
 ]
@@ -61,29 +63,32 @@ def _grammar_sampler(vocab: Any, grammar: str, root: str = "root") -> Any:
     return sampler
 
 
+@dataclass(frozen=True)
+class SamplingParams:
+    """How tokens are sampled: llama.cpp's usual chain, greedy at temperature 0."""
+
+    temperature: float
+    top_k: int = 40
+    top_p: float = 0.95
+    min_p: float = 0.05
+    seed: int = 0
+
+
 class Sampler:
     """llama.cpp's sampler chain at `temperature` (greedy at 0); no grammar."""
 
     def __init__(
-        self,
-        model: internals.LlamaModel,
-        grammar: str | None = None,
-        *,
-        temperature: float,
-        top_k: int,
-        top_p: float,
-        min_p: float,
-        seed: int,
+        self, model: internals.LlamaModel, grammar: str | None, params: SamplingParams
     ) -> None:
         self.chain = internals.LlamaSampler()  # type: ignore[no-untyped-call]
-        if temperature <= 0.0:
+        if params.temperature <= 0.0:
             self.chain.add_greedy()  # type: ignore[no-untyped-call]
         else:
-            self.chain.add_top_k(top_k)
-            self.chain.add_top_p(top_p, 1)
-            self.chain.add_min_p(min_p, 1)
-            self.chain.add_temp(temperature)
-            self.chain.add_dist(seed)
+            self.chain.add_top_k(params.top_k)
+            self.chain.add_top_p(params.top_p, 1)
+            self.chain.add_min_p(params.min_p, 1)
+            self.chain.add_temp(params.temperature)
+            self.chain.add_dist(params.seed)
 
     def sample(self, ctx: internals.LlamaContext, idx: int) -> int:
         return int(llama_cpp.llama_sampler_sample(self.chain.sampler, ctx.ctx, idx))
@@ -104,24 +109,14 @@ class CheckFirstSampler(Sampler):
     """Sample unconstrained, check the token against the grammar, fall back to full masking."""
 
     def __init__(
-        self,
-        model: internals.LlamaModel,
-        grammar: str | None = None,
-        *,
-        temperature: float,
-        top_k: int,
-        top_p: float,
-        min_p: float,
-        seed: int,
+        self, model: internals.LlamaModel, grammar: str | None, params: SamplingParams
     ) -> None:
         self.grammar: Any = None
         if grammar is None:
             raise GrammarError("CheckFirstSampler needs a grammar")
         self.n_vocab = int(model.n_vocab())
         self.grammar = _grammar_sampler(model.vocab, grammar)
-        super().__init__(
-            model, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p, seed=seed
-        )
+        super().__init__(model, None, params)
         self._one = llama_cpp.llama_token_data()
         self._one_array = llama_cpp.llama_token_data_array(
             data=ctypes.pointer(self._one), size=1, selected=-1, sorted=False
@@ -191,22 +186,19 @@ class ConstrainedLlama(Llama):
         grammar: LlamaGrammar | None = kwargs.get("grammar")
         if grammar is None or not self.check_first:
             return super()._init_sampler(*args, **kwargs)
-        return CheckFirstSampler(
-            self._model,
-            grammar._grammar,
+        params = SamplingParams(
             temperature=float(kwargs.get("temp", 0.8)),
             top_k=int(kwargs.get("top_k", 40)),
             top_p=float(kwargs.get("top_p", 0.95)),
             min_p=float(kwargs.get("min_p", 0.05)),
             seed=int(self._seed),
         )
+        return CheckFirstSampler(self._model, grammar._grammar, params)
 
 
 def grammar_accepts(model: Llama, grammar: str, text: str) -> bool:
     """Whether `grammar` admits exactly `text` (fed as the model's tokens, then end of text)."""
-    sampler = CheckFirstSampler(
-        model._model, grammar, temperature=0.0, top_k=1, top_p=1.0, min_p=0.0, seed=0
-    )
+    sampler = CheckFirstSampler(model._model, grammar, SamplingParams(temperature=0.0))
     try:
         for token in model.tokenize(text.encode("utf-8"), add_bos=False, special=False):
             if not sampler.allows(token):

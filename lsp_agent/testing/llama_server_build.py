@@ -61,7 +61,7 @@ CMAKE_OPTIONS = (
     "-DLLAMA_BUILD_TESTS=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF",
 )
-TIMEOUT_S = 3600
+TIMEOUT_S = 3 * 3600  # a busy 2-core machine took over an hour (7 minutes when idle)
 
 
 class LlamaServerBuildError(RuntimeError):
@@ -177,14 +177,19 @@ def download_sdist(directory: Path) -> Path:
 
 def _run(argv: list[str], log: Path) -> None:
     with log.open("ab") as handle:
-        done = host_process.run(
-            argv,
-            cwd=log.parent,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
+        try:
+            done = host_process.run(
+                argv,
+                cwd=log.parent,
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise LlamaServerBuildError(
+                f"{' '.join(argv[:3])} … took over {TIMEOUT_S / 3600:g} h; see {log}"
+            ) from None
     if done.returncode != 0:
         tail = log.read_text(errors="replace")[-3000:]
         raise LlamaServerBuildError(f"{' '.join(argv[:3])} … failed:\n{tail}")

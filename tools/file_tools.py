@@ -278,6 +278,7 @@ def check_pattern(value: object, limits: ToolLimits, hint: str) -> str:
 # ---- repo_info ---------------------------------------------------------------------------
 class RepoInfo(AgentTool):
     name = "repo_info"
+    read_only = True
     description = "Overview of the repository: branch, files, file types, test command."
     inputs: dict[str, dict[str, object]] = {}
 
@@ -343,6 +344,7 @@ def _guess_test_command(files: Sequence[str]) -> str:
 # ---- list_files ----------------------------------------------------------------------------
 class ListFiles(AgentTool):
     name = "list_files"
+    read_only = True
     description = "List files matching a glob pattern ('*.py' matches at any depth)."
     inputs = {
         "pattern": {"type": "string", "description": "Glob pattern."},
@@ -367,6 +369,7 @@ class ListFiles(AgentTool):
 # ---- read_file -----------------------------------------------------------------------------
 class ReadFile(AgentTool):
     name = "read_file"
+    read_only = True
     description = "Read a file, or only lines start_line to end_line."
     inputs = {
         "path": PATH_INPUT,
@@ -443,6 +446,7 @@ def render_lines(
 # ---- read_file_snippet -----------------------------------------------------------------------
 class ReadFileSnippet(AgentTool):
     name = "read_file_snippet"
+    read_only = True
     description = "Show the lines of a file matching a regex, with context."
     inputs = {
         "path": PATH_INPUT,

@@ -236,6 +236,7 @@ def ripgrep_search(
 
 class RgSearch(AgentTool):
     name = "rg_search"
+    read_only = True
     description = "Search file contents with a regex. Returns path:line: text."
     inputs = {
         "pattern": {"type": "string", "description": "Regex."},

@@ -29,8 +29,8 @@ from acp.schema import (
 
 from lsp_agent import __version__
 from lsp_agent.acp.client_calls import ClientCalls, ClientConnection, FileAccess
-from lsp_agent.acp.session import AcpSession, JobRunner, PromptBusy, load_runtime
-from lsp_agent.settings import load_settings
+from lsp_agent.acp.session import JOB_CLIENT, AcpSession, JobRunner, PromptBusy, load_runtime
+from lsp_agent.agent.preflight import preflight
 from safety.approvals import ApprovalStore
 
 log = logging.getLogger(__name__)
@@ -115,9 +115,10 @@ class LspAgentAcp:
                 {"details": f"cwd must be an absolute path to a directory: {cwd}"}
             )
         root = root.resolve()
-        settings, errors = await asyncio.to_thread(load_settings, workspace=root)
-        for error in errors:
-            log.warning("acp: setting ignored: %s", error)
+        prepared = await asyncio.to_thread(preflight, root, client=JOB_CLIENT)
+        for notice in prepared.notices:
+            log.warning("acp: %s", notice)
+        settings = prepared.settings
         servers = [_mcp_entry(server) for server in mcp_servers or []]
         if servers:
             names = ", ".join(str(s.get("name", "?")) for s in servers)
@@ -132,6 +133,7 @@ class LspAgentAcp:
             root=root,
             settings=settings,
             store=self.store,
+            notices=prepared.notices,
             mcp_servers=servers,
         )
         self.sessions[session.id] = session

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
 from tests.e2e.code_mode import code_turn
@@ -46,15 +46,17 @@ def test_code_calls_the_explorer_and_gets_its_answer(tmp_repo: Path, sandbox_ima
         ]
     )
     events: list[ProgressEvent] = []
-    result = run_agent_job(
-        "what does add return",
-        settings=dataclasses.replace(SETTINGS),
-        workspace=DiskWorkspace(tmp_repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(tmp_repo),
-        on_progress=events.append,
-        cancel=threading.Event(),
-        model=model,
+    result = run_job(
+        JobRequest(
+            "what does add return",
+            settings=dataclasses.replace(SETTINGS),
+            workspace=DiskWorkspace(tmp_repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(tmp_repo),
+            progress=events.append,
+            cancel=threading.Event(),
+            model=model,
+        )
     )
     assert result.status == "answered", result
     assert "says the explorer" in result.answer

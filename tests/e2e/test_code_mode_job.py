@@ -15,8 +15,8 @@ from pathlib import Path
 import docker
 import pytest
 
-from lsp_agent.agent.job_types import JobResult, ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.job_types import JobRequest, JobResult, ProgressEvent
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
@@ -45,15 +45,17 @@ def run(
     cancel: threading.Event | None = None,
     events: list[ProgressEvent] | None = None,
 ) -> JobResult:
-    return run_agent_job(
-        "do the task",
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=(events.append if events is not None else lambda event: None),
-        cancel=cancel or threading.Event(),
-        model=model,
+    return run_job(
+        JobRequest(
+            "do the task",
+            settings=settings,
+            workspace=DiskWorkspace(repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(repo),
+            progress=(events.append if events is not None else lambda event: None),
+            cancel=cancel or threading.Event(),
+            model=model,
+        )
     )
 
 

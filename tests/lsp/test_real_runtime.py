@@ -1,4 +1,4 @@
-"""End to end with the real agent runtime (`lsp_agent.agent.runtime.run_agent_job`): the
+"""End to end with the real agent runtime (`lsp_agent.agent.runtime.run_job`): the
 model is a scripted OpenAI-compatible endpoint on 127.0.0.1, the sandbox is off. A full
 job proposes, asks, applies — or, rejected, leaves the file byte-identical."""
 

@@ -11,8 +11,8 @@ from safety.errors import ErrorType
 from sandbox.null_backend import NullSandbox
 from sandbox.protocol import RunResult
 from tests.fake_sandbox import FakeSandbox
+from tests.tool_context import tool_context
 from tools.approval_gate import ApprovalAsk
-from tools.base import ToolContext
 from tools.command_tools import RunCmd, RunTests
 from tools.instrumented import InstrumentedTool
 from tools.workspace import DiskWorkspace
@@ -29,8 +29,8 @@ class Gate:
 
 
 def tools(tmp_repo, box, gate, check_command=None):
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo),
+    context = tool_context(
+        DiskWorkspace(tmp_repo),
         approvals=gate,
         sandbox_factory=lambda: box,
         check_command=check_command,

@@ -10,7 +10,8 @@ import pytest
 from safety.errors import ErrorType
 from safety.validation import ValidationError
 from tests.conftest import git_init
-from tools.base import AgentTool, ToolContext, ToolFailure, ToolLimits
+from tests.tool_context import tool_context
+from tools.base import AgentTool, ToolFailure, ToolLimits
 from tools.file_tools import (
     ListFiles,
     ReadFile,
@@ -43,7 +44,7 @@ def make(
     docs: dict[str, tuple[str, int]] | None = None,
 ) -> AgentTool:
     workspace = DiskWorkspace(root) if docs is None else OverlayWorkspace(root, lambda: docs)
-    return cls(ToolContext(workspace=workspace, limits=limits or ToolLimits()))
+    return cls(tool_context(workspace, limits=limits or ToolLimits()))
 
 
 def numbered(n: int) -> str:
@@ -532,7 +533,7 @@ def test_outputs_fit_the_limits_so_the_wrapper_never_cuts_them_again(
     git_init(repo)
     (repo / "pkg" / "big.py").write_text("changed\n" * 2000)
     limits = ToolLimits(max_output_chars=2000, max_output_lines=60, max_list_items=80)
-    context = ToolContext(workspace=DiskWorkspace(repo), limits=limits)
+    context = tool_context(DiskWorkspace(repo), limits=limits)
     wrapped = InstrumentedTool(ALL_TOOLS[name](context), context)
     out = wrapped(**arguments)
     assert not out.startswith("{"), out

@@ -12,7 +12,8 @@ import pytest
 from safety.errors import ErrorType
 from safety.validation import ValidationError
 from tests.conftest import git_init
-from tools.base import AgentTool, ToolContext, ToolFailure, ToolLimits
+from tests.tool_context import tool_context
+from tools.base import AgentTool, ToolFailure, ToolLimits
 from tools.file_tools import RepoInfo
 from tools.git_tools import MAX_LOG_COUNT, GitDiff, GitLog, GitStatus
 from tools.workspace import DiskWorkspace, OverlayWorkspace, git_env, git_listed_files
@@ -40,7 +41,7 @@ def make(
     docs: dict[str, tuple[str, int]] | None = None,
 ) -> AgentTool:
     workspace = DiskWorkspace(root) if docs is None else OverlayWorkspace(root, lambda: docs)
-    return cls(ToolContext(workspace=workspace, limits=limits or ToolLimits()))
+    return cls(tool_context(workspace, limits=limits or ToolLimits()))
 
 
 # ---- git_status ----------------------------------------------------------------------------

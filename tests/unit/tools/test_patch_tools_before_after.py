@@ -12,8 +12,8 @@ from safety.approvals import Outcome, Status
 from sandbox.config import SandboxConfig
 from sandbox.local_backend import LocalSandbox
 from tests.conftest import git_init
+from tests.tool_context import tool_context
 from tools.approval_gate import ApprovalAsk
-from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposePatch
 from tools.workspace import DiskWorkspace
@@ -27,8 +27,8 @@ class Approve:
 def propose(repo: Path, path: str, old: str, new: str) -> dict[str, object]:
     config = SandboxConfig(backend="local", timeout_s=120)
     with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
-        context = ToolContext(
-            workspace=DiskWorkspace(repo), approvals=Approve(), sandbox_factory=lambda: box
+        context = tool_context(
+            DiskWorkspace(repo), approvals=Approve(), sandbox_factory=lambda: box
         )
         tool = InstrumentedTool(ProposePatch(context), context)
         reply: dict[str, object] = json.loads(tool(path=path, old=old, new=new))

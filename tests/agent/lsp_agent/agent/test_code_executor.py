@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lsp_agent.agent.code_executor import SandboxedPythonExecutor
 from sandbox.code.session import CodeSession
+from tests.tool_context import tool_context
 from tools.base import ToolContext
 from tools.registry import build_tools
 from tools.workspace import DiskWorkspace
@@ -19,7 +20,7 @@ def never_started() -> object:
 
 
 def executor_for(repo: Path, stopped: list[str]) -> tuple[SandboxedPythonExecutor, ToolContext]:
-    context = ToolContext(workspace=DiskWorkspace(repo))
+    context = tool_context(DiskWorkspace(repo))
     executor = SandboxedPythonExecutor(
         CodeSession(never_started),  # type: ignore[arg-type]
         max_chars=3000,

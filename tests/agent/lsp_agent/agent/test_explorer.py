@@ -12,14 +12,14 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from lsp_agent.agent.explorer import EXPLORER_MAX_STEPS, EXPLORER_PROMPT, Explorer
-from lsp_agent.agent.factory import build_agent
-from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.factory import AgentRun, build_agent
+from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
+from tests.tool_context import tool_context
 from tools.approval_gate import AutoApprove
-from tools.base import ToolContext
 from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
@@ -63,15 +63,17 @@ def run(repo: Path, turns: list[dict], settings: Settings = SETTINGS, cancel=Non
         if on is not None:
             on(event)
 
-    result = run_agent_job(
-        "explain add",
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=progress,
-        cancel=cancel or threading.Event(),
-        model=model,
+    result = run_job(
+        JobRequest(
+            "explain add",
+            settings=settings,
+            workspace=DiskWorkspace(repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(repo),
+            progress=progress,
+            cancel=cancel or threading.Event(),
+            model=model,
+        )
     )
     return result, events, model
 
@@ -165,8 +167,8 @@ def test_sub_agent_spans_nest_under_the_explorer_call(tmp_repo: Path) -> None:
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo),
+    context = tool_context(
+        DiskWorkspace(tmp_repo),
         approvals=AutoApprove(),
         tracer=provider.get_tracer("test"),
     )
@@ -191,16 +193,10 @@ def test_sub_agent_spans_nest_under_the_explorer_call(tmp_repo: Path) -> None:
         cancel=cancel,
         parent_max_steps=5,
     )
-    agent, _ = build_agent(
-        model,
-        context,
-        max_steps=5,
-        num_ctx=8192,
-        on_progress=lambda e: None,
-        cancel=cancel,
-        extra_tools=[explorer],
+    run = AgentRun(
+        model, context, max_steps=5, num_ctx=8192, progress=lambda e: None, cancel=cancel
     )
-    agent.run("explain add")
+    build_agent(run, extra_tools=[explorer]).agent.run("explain add")
     spans = {span.name: span for span in exporter.get_finished_spans()}
     parent = spans["tool_wrapped.explorer"]
     for name in ("tool_wrapped.rg_search", "tool_wrapped.read_file"):

@@ -9,14 +9,14 @@ import threading
 from pathlib import Path
 
 from lsp_agent.agent.explorer import Explorer
-from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.embedded.model import EmbeddedModel
 from lsp_agent.models.factory import build_model
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.settings import Settings
+from tests.tool_context import tool_context
 from tools.approval_gate import RejectAll
-from tools.base import ToolContext
 from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
@@ -45,14 +45,16 @@ READ_ONLY = {
 
 def test_planning_with_the_embedded_model_plans_in_free_text(tmp_repo: Path) -> None:
     events: list[ProgressEvent] = []
-    result = run_agent_job(
-        "What does add() in pkg/calc.py return?",
-        settings=SETTINGS,
-        workspace=DiskWorkspace(tmp_repo),
-        approvals=RejectAll(),
-        writer=DiskPatchWriter(tmp_repo),
-        on_progress=events.append,
-        cancel=threading.Event(),
+    result = run_job(
+        JobRequest(
+            "What does add() in pkg/calc.py return?",
+            settings=SETTINGS,
+            workspace=DiskWorkspace(tmp_repo),
+            approvals=RejectAll(),
+            writer=DiskPatchWriter(tmp_repo),
+            progress=events.append,
+            cancel=threading.Event(),
+        )
     )
     assert result.status in ("answered", "max_steps", "stopped"), result
     plans = [e for e in events if e.kind == "plan"]
@@ -67,11 +69,11 @@ def test_planning_with_the_embedded_model_plans_in_free_text(tmp_repo: Path) -> 
 def test_the_explorer_on_the_embedded_model_only_chooses_read_only_tools(
     tmp_repo: Path,
 ) -> None:
-    built = build_model(SETTINGS)
+    built = build_model(SETTINGS.model_config())
     assert isinstance(built, EmbeddedModel)
     before = (tmp_repo / "pkg" / "calc.py").read_bytes()
     events: list[ProgressEvent] = []
-    context = ToolContext(workspace=DiskWorkspace(tmp_repo), approvals=RejectAll())
+    context = tool_context(DiskWorkspace(tmp_repo), approvals=RejectAll())
     explorer = Explorer(
         context,
         model=RobustModel(built),

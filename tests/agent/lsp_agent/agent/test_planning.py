@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.job_types import JobRequest, ProgressEvent
 from lsp_agent.agent.planning import (
     NO_PLAN,
     PLAN_HEADER,
@@ -18,7 +18,7 @@ from lsp_agent.agent.planning import (
     plan_char_limit,
     plan_token_limit,
 )
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
 from tools.approval_gate import AutoApprove
@@ -46,15 +46,17 @@ FIX_WITH_PLANS = [
 def run(repo: Path, turns: list[dict], settings: Settings = SETTINGS, cancel=None):
     events: list[ProgressEvent] = []
     model = ScriptedModel(turns)
-    result = run_agent_job(
-        "fix add",
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=events.append,
-        cancel=cancel or threading.Event(),
-        model=model,
+    result = run_job(
+        JobRequest(
+            "fix add",
+            settings=settings,
+            workspace=DiskWorkspace(repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(repo),
+            progress=events.append,
+            cancel=cancel or threading.Event(),
+            model=model,
+        )
     )
     return result, events, model
 
@@ -135,15 +137,17 @@ def test_cancel_during_planning_stops_before_any_tool(tmp_repo: Path) -> None:
             cancel.set()
 
     model = ScriptedModel(FIX_WITH_PLANS)
-    result = run_agent_job(
-        "fix add",
-        settings=SETTINGS,
-        workspace=DiskWorkspace(tmp_repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(tmp_repo),
-        on_progress=cancel_on_plan,
-        cancel=cancel,
-        model=model,
+    result = run_job(
+        JobRequest(
+            "fix add",
+            settings=SETTINGS,
+            workspace=DiskWorkspace(tmp_repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(tmp_repo),
+            progress=cancel_on_plan,
+            cancel=cancel,
+            model=model,
+        )
     )
     assert result.status == "cancelled"
     assert model.call_count == 1
@@ -180,14 +184,16 @@ def test_planning_replies_are_limited_over_http(tmp_repo: Path, constrained: boo
             model_api_base=server.openai_base,
             model_constrained_calls=constrained,
         )
-        result = run_agent_job(
-            "fix add",
-            settings=settings,
-            workspace=DiskWorkspace(tmp_repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(tmp_repo),
-            on_progress=lambda event: None,
-            cancel=threading.Event(),
+        result = run_job(
+            JobRequest(
+                "fix add",
+                settings=settings,
+                workspace=DiskWorkspace(tmp_repo),
+                approvals=AutoApprove(),
+                writer=DiskPatchWriter(tmp_repo),
+                progress=lambda event: None,
+                cancel=threading.Event(),
+            )
         )
         requests = server.chat_requests
     assert result.status == "answered", result

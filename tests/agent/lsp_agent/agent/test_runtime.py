@@ -6,8 +6,8 @@ import json
 import threading
 from pathlib import Path
 
-from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
@@ -21,15 +21,17 @@ SETTINGS = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_ste
 def run(repo: Path, turns: list[dict], *, approvals=None, cancel=None, settings=SETTINGS):
     events: list[ProgressEvent] = []
     model = ScriptedModel(turns)
-    result = run_agent_job(
-        "fix the bug",
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=approvals or AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=events.append,
-        cancel=cancel or threading.Event(),
-        model=model,
+    result = run_job(
+        JobRequest(
+            "fix the bug",
+            settings=settings,
+            workspace=DiskWorkspace(repo),
+            approvals=approvals or AutoApprove(),
+            writer=DiskPatchWriter(repo),
+            progress=events.append,
+            cancel=cancel or threading.Event(),
+            model=model,
+        )
     )
     return result, events, model
 

@@ -1,0 +1,22 @@
+"""The tools' context for tests: `ToolContext` requires its writer and sandbox; a test that
+does not care gets the disk writer and the user-scope sandbox (`open_sandbox(root)`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sandbox import open_sandbox
+from tools.base import ToolContext
+from tools.patches import DiskPatchWriter
+from tools.workspace import DiskWorkspace, Workspace
+
+
+def tool_context(workspace: Workspace | Path, **kwargs: Any) -> ToolContext:
+    """A `ToolContext` on `workspace` (a path means the disk); `kwargs` as `ToolContext`'s."""
+    if isinstance(workspace, Path):
+        workspace = DiskWorkspace(workspace)
+    root = workspace.root
+    kwargs.setdefault("writer", DiskPatchWriter(root))
+    kwargs.setdefault("sandbox_factory", lambda: open_sandbox(root))
+    return ToolContext(workspace=workspace, **kwargs)

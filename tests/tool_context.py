@@ -1,5 +1,6 @@
-"""The tools' context for tests: `ToolContext` requires its writer and sandbox; a test that
-does not care gets the disk writer and the user-scope sandbox (`open_sandbox(root)`)."""
+"""The tools' context for tests: `ToolContext` requires its writer, sandbox and project
+profile; a test that does not care gets the disk writer, the user-scope sandbox
+(`open_sandbox(root)`) and the profile of the repository as it is."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import open_sandbox
+from sandbox.project import project_profile
 from tools.base import ToolContext
 from tools.patches import DiskPatchWriter
 from tools.workspace import DiskWorkspace, Workspace
@@ -19,4 +21,5 @@ def tool_context(workspace: Workspace | Path, **kwargs: Any) -> ToolContext:
     root = workspace.root
     kwargs.setdefault("writer", DiskPatchWriter(root))
     kwargs.setdefault("sandbox_factory", lambda: open_sandbox(root))
+    kwargs.setdefault("project", project_profile(root))
     return ToolContext(workspace=workspace, **kwargs)

@@ -20,6 +20,7 @@ from smolagents import Tool
 from safety.errors import ErrorType, ToolError
 from safety.policy import CommandPolicy
 from safety.run_state import AgentState
+from sandbox.project import ProjectProfile
 from tools.approval_gate import ApprovalAsk, ApprovalGate, RejectAll
 from tools.patches import PatchStore, PatchWriter
 
@@ -54,17 +55,18 @@ class ToolContext:
 
     `writer` writes approved patches and `sandbox_factory` opens the session's sandbox: both
     are the front end's and the runtime's choice, so both are required (nothing falls back
-    to writing the disk or opening a sandbox of its own)."""
+    to writing the disk or opening a sandbox of its own); so is `project`, the job's one
+    answer about its repository (`sandbox.project`)."""
 
     workspace: Workspace
     writer: PatchWriter
     sandbox_factory: Callable[[], Sandbox]
+    project: ProjectProfile  # the job's answers about its repository (check command, ...)
     limits: ToolLimits = field(default_factory=ToolLimits)
     policy: CommandPolicy = field(default_factory=CommandPolicy)
     approvals: ApprovalGate = field(default_factory=RejectAll)
     state: AgentState = field(default_factory=AgentState)
     patches: PatchStore = field(default_factory=PatchStore)
-    check_command: list[str] | None = None
     tracer: Tracer | None = None
     on_tool_call: Callable[[str, dict[str, Any]], None] | None = None  # progress hook
     memory: NoteStore | None = None  # workspace memory (AGENT_MEMORY); None = off

@@ -61,7 +61,7 @@ def canonical_path(workspace: Workspace, path: str) -> str:
     return resolved.relative_to(workspace.root).as_posix()
 
 
-def split_lines(text: str) -> list[str]:
+def text_lines(text: str) -> list[str]:
     """Lines split on ``\\n`` only (as editors, git and ripgrep count), without ``\\r``."""
     if not text:
         return []
@@ -290,7 +290,7 @@ class RepoInfo(AgentTool):
         lines.append("Top level: " + (_top_level(files) or "(empty)"))
         if files:
             lines.append("File types: " + _extensions(files))
-        lines.append("Test command (guessed): " + _guess_test_command(files))
+        lines.append("Test command: " + self.context.project.describe_check())
         unsaved = unsaved_documents(workspace)
         shown = f": {', '.join(unsaved[:10])}" if unsaved else ""
         lines.append(f"Open editor documents with unsaved changes: {len(unsaved)}{shown}")
@@ -317,28 +317,6 @@ def _extensions(files: Sequence[str]) -> str:
     counts = Counter(PurePosixPath(p).suffix.lower() or "(none)" for p in files)
     top = counts.most_common(EXTENSIONS_SHOWN)
     return ", ".join(f"{ext} {count}" for ext, count in top)
-
-
-def _guess_test_command(files: Sequence[str]) -> str:
-    names = {p.rsplit("/", 1)[-1] for p in files}
-    top = {p.split("/", 1)[0] for p in files}
-    if (
-        "tests" in top
-        or "test" in top
-        or any(re.fullmatch(r"test_.*\.py|.*_test\.py", n) for n in names)
-        or "conftest.py" in names
-        or "pytest.ini" in names
-    ):
-        return "pytest"
-    if "Cargo.toml" in top:
-        return "cargo test"
-    if "go.mod" in top:
-        return "go test ./..."
-    if "package.json" in top:
-        return "npm test"
-    if "Makefile" in top:
-        return "make test"
-    return "unknown (no tests found)"
 
 
 # ---- list_files ----------------------------------------------------------------------------
@@ -389,7 +367,7 @@ class ReadFile(AgentTool):
     def forward(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
         limits = self.context.limits
         canon, text = read_workspace_text(self.context.workspace, path)
-        lines = split_lines(text)
+        lines = text_lines(text)
         total = len(lines)
         if total == 0:
             return f"{canon} (empty file, 0 lines)"
@@ -480,7 +458,7 @@ class ReadFileSnippet(AgentTool):
         if regex_note:
             notes.append(regex_note)
         canon, text = read_workspace_text(self.context.workspace, canon)
-        lines = split_lines(text)
+        lines = text_lines(text)
         hits = [i for i, line in enumerate(lines) if regex.search(line)]
         if not hits:
             notes.insert(0, f"No lines in {canon} match {pattern!r} ({len(lines)} lines).")

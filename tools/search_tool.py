@@ -34,7 +34,7 @@ from tools.file_tools import (
     format_list,
     is_sensitive,
     plural,
-    split_lines,
+    text_lines,
     visible_files,
 )
 from tools.workspace import SKIPPED_DIRS, NotTextError, Workspace
@@ -81,7 +81,7 @@ def compile_search(pattern: str) -> re.Pattern[str]:
 def search_text(regex: re.Pattern[str], path: str, text: str, rows: list[Row]) -> None:
     """Append up to MAX_PER_FILE matching lines of ``text`` to ``rows``."""
     found = 0
-    for number, line in enumerate(split_lines(text), 1):
+    for number, line in enumerate(text_lines(text), 1):
         if regex.search(line):
             rows.append((path, number, clip_line(line)))
             found += 1

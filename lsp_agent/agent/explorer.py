@@ -166,6 +166,7 @@ class Explorer(AgentTool):
             state=AgentState(max_steps=self.max_steps + 1),
             writer=parent.writer,
             sandbox_factory=no_sandbox,
+            project=parent.project,
             tracer=parent.tracer,
             on_tool_call=tool_started,
         )

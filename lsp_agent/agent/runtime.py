@@ -15,7 +15,6 @@ and everything it opened closed again.
 from __future__ import annotations
 
 import logging
-import shlex
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -46,6 +45,7 @@ def job_context(request: JobRequest) -> ToolContext:
     from safety.policy import CommandPolicy
     from safety.run_state import AgentState
     from sandbox import open_sandbox
+    from sandbox.project import project_profile
     from tools.approval_gate import HostCommandApproval
 
     settings, workspace, progress = request.settings, request.workspace, request.progress
@@ -61,17 +61,21 @@ def job_context(request: JobRequest) -> ToolContext:
 
     sandbox = settings.sandbox_config()
     host_approval = HostCommandApproval(request.approvals)
+    # One answer per repository fact for the whole job: the tools and the sandbox read it.
+    profile = project_profile(workspace.root, settings.check_command, workspace.list_files())
     return ToolContext(
         workspace=workspace,
         writer=request.writer,
-        sandbox_factory=lambda: open_sandbox(workspace.root, sandbox, host_approval=host_approval),
+        sandbox_factory=lambda: open_sandbox(
+            workspace.root, sandbox, host_approval=host_approval, profile=profile
+        ),
+        project=profile,
         limits=settings.tool_limits(),
         policy=CommandPolicy(
             workspace_root=workspace.root, policy_file=settings.policy_file or None
         ),
         approvals=request.approvals,
         state=state,
-        check_command=shlex.split(settings.check_command) or None,
         on_tool_call=tool_started,
         memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
         mcp=_mcp_toolbox(request),

@@ -8,6 +8,7 @@ from typing import Any
 
 from lsp_agent.agent.factory import AgentRun, BuiltAgent, build_agent
 from sandbox.null_backend import NullSandbox
+from sandbox.project import project_profile
 from tools.base import ToolContext
 from tools.patches import DiskPatchWriter
 from tools.workspace import DiskWorkspace
@@ -20,6 +21,7 @@ def offline_context(root: Path, **kwargs: Any) -> ToolContext:
         workspace=DiskWorkspace(root),
         writer=DiskPatchWriter(root),
         sandbox_factory=lambda: NullSandbox(root, reason="a benchmark runs no commands"),
+        project=project_profile(root),
         **kwargs,
     )
 

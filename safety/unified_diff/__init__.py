@@ -22,7 +22,7 @@ from safety.unified_diff.model import (
     FileDiff,
     ParsedDiff,
     PatchError,
-    split_lines,
+    lines_with_ends,
 )
 from safety.unified_diff.normalise import FORMAT_HINT
 from safety.unified_diff.parse import parse_diff, parse_strict
@@ -56,13 +56,13 @@ __all__ = [
     "exists_quietly",
     "find_block",
     "line_ending",
+    "lines_with_ends",
     "numbered",
     "parse_diff",
     "parse_strict",
     "reindent",
     "reindent_rule",
     "safe_relative_path",
-    "split_lines",
     "squash_ws",
     "strip_eol",
     "vet_overlay",

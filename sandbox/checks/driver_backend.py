@@ -17,14 +17,13 @@ from safety.unified_diff import ParsedDiff, PatchError, parse_strict, vet_overla
 from sandbox import tracing
 from sandbox.checks.baseline import BaselineCache, TreeDigest, baseline_key
 from sandbox.checks.command import (
-    COPY_EXCLUDES,
     format_command,
-    resolve_check_command,
     toolchain_problem,
 )
 from sandbox.checks.test_results import CheckRun, Comparison, check_run, compare, with_report
 from sandbox.config import SandboxConfig
 from sandbox.null_backend import check_in_memory, rejected
+from sandbox.project import SKIPPED_DIRS, ProjectProfile, project_profile
 from sandbox.protocol import ContextManaged, PatchCheck, RunResult
 
 OUTPUT_LIMIT = 64_000  # bytes kept per stream (head and tail)
@@ -42,7 +41,9 @@ class DriverBackedSandbox(ContextManaged):
         self.config = config
         self.timeout_s = float(config.timeout_s)
         self.baselines = BaselineCache()
-        self._tree = TreeDigest(self.repo_root, COPY_EXCLUDES)
+        self._tree = TreeDigest(self.repo_root, SKIPPED_DIRS)
+        # The job's project profile (`open_sandbox(..., profile=)`); else made on first check.
+        self.profile: ProjectProfile | None = None
 
     def _base_job(self) -> dict[str, Any]:
         """Where the job copies from and to, and `junit_path` (outside the work copy)."""
@@ -226,7 +227,9 @@ class DriverBackedSandbox(ContextManaged):
         if explicit is not None:
             return tuple(_argv(explicit)) or None
         added = [change.new_path for change in parsed.files if change.new_path]
-        return resolve_check_command(self.config, self.repo_root, added)
+        if self.profile is None:
+            self.profile = project_profile(self.repo_root, self.config.check_command)
+        return self.profile.check_for(added)
 
     def _run_result(self, answer: dict[str, Any], started: float, limit: float) -> RunResult:
         if answer.get("stage") in ("copy", "driver"):

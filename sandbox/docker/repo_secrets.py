@@ -17,28 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from safety.sensitive import DEFAULT_DIRS, SensitiveRules
+from sandbox.project import SKIPPED_DIRS
 
 RULES = SensitiveRules(
     dirs=tuple(name for name in DEFAULT_DIRS if name != ".git"),
     allow=("*.example", "*.sample", "*.template", "*.dist", "*.pub"),
 )
-# Not walked for secrets: vendored or generated trees (big, and not the project's own files).
-UNWALKED = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".tox",
-        ".nox",
-    }
-)
+# Not walked for secrets: the project's skipped folders (vendored, generated, `.git`).
+UNWALKED = SKIPPED_DIRS
 _CERTIFICATE_NAMES = re.compile(r".*\.(pem|crt|cer)$", re.IGNORECASE)
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
 _SECRET_KEY = re.compile(

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import open_sandbox
-from sandbox.checks.command import NPM_TEST
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
+from sandbox.project import NPM_TEST
 from sandbox.project_envs.envs import project_status
 from tests.conftest import git_init, require_component
 from tests.http_stub import http_stub

@@ -24,7 +24,7 @@ from safety.unified_diff import (
 )
 from safety.validation import ValidationError, validate_path
 from tools.patches.diff_apply import apply_diff, missing_file_error, read_or_raise
-from tools.patches.model import PatchError, PatchResult, render_unified_diff, split_lines
+from tools.patches.model import PatchError, PatchResult, lines_with_ends, render_unified_diff
 from tools.workspace import Workspace
 
 MAX_LISTED_LINES = 10
@@ -137,7 +137,7 @@ def _line_of(text: str, index: int) -> int:
 
 
 def _replace_once(path: str, text: str, old: str, new: str) -> tuple[str, tuple[str, ...]]:
-    crlf = dominant_eol(split_lines(text)) == "\r\n"
+    crlf = dominant_eol(lines_with_ends(text)) == "\r\n"
     found = _occurrences(text, old)
     converted = False
     if not found and crlf and "\n" in old and "\r" not in old:
@@ -179,7 +179,7 @@ def _old_lines(old: str) -> list[str]:
 def _replace_lines_ignoring_ws(
     path: str, text: str, old: str, new: str
 ) -> tuple[str, tuple[str, ...]]:
-    lines = split_lines(text)
+    lines = lines_with_ends(text)
     wanted = _old_lines(old)
     if not any(line.strip() for line in wanted):
         raise _not_found(path, lines, wanted)

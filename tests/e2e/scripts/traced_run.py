@@ -19,6 +19,7 @@ from lsp_agent.agent.telemetry import setup_telemetry  # noqa: E402
 from lsp_agent.models.scripted import ScriptedModel  # noqa: E402
 from lsp_agent.settings import Settings  # noqa: E402
 from sandbox import open_sandbox  # noqa: E402
+from sandbox.project import project_profile  # noqa: E402
 from tools.approval_gate import RejectAll  # noqa: E402
 from tools.base import ToolContext  # noqa: E402
 from tools.patches import DiskPatchWriter  # noqa: E402
@@ -35,6 +36,7 @@ def main() -> int:
         workspace=DiskWorkspace(repo),
         writer=DiskPatchWriter(repo),
         sandbox_factory=lambda: open_sandbox(repo, settings.sandbox_config()),
+        project=project_profile(repo),
         approvals=RejectAll(),
     )
     model = ScriptedModel(

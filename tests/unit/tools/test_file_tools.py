@@ -105,7 +105,7 @@ def test_repo_info_git_repo(tmp_repo: Path) -> None:
     assert "Top level: pkg/ (2), tests/ (1), README.md" in out
     assert ".py 3" in out
     assert ".md 1" in out
-    assert "Test command (guessed): pytest" in out
+    assert "Test command: python -m pytest -q" in out
     assert "unsaved changes: 0" in out
 
 
@@ -116,7 +116,7 @@ def test_repo_info_non_git_and_open_documents(tmp_path: Path) -> None:
     docs = {"main.go": ("package main // edited\n", 2), "new.go": ("package main\n", 1)}
     out = make(RepoInfo, tmp_path, docs=docs).forward()
     assert "Git: not a git repository" in out
-    assert "Test command (guessed): go test ./..." in out
+    assert "Test command: go test ./..." in out
     assert "unsaved changes: 2: main.go, new.go" in out
     assert ".env" not in out
 

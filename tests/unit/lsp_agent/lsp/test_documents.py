@@ -8,7 +8,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 
 from lsp_agent.lsp.buffers import OpenBuffers
-from lsp_agent.lsp.documents import LineDocument, StrippedLines, split_lines
+from lsp_agent.lsp.documents import LineDocument, StrippedLines, lsp_lines
 
 URI = "file:///w/a.py"
 TEXT = st.text(alphabet="ab \t\n\ré😀", max_size=60)
@@ -41,7 +41,7 @@ def test_edits_give_the_same_text_as_pygls(case) -> None:
         theirs.apply_change(c)
         assert ours.source == theirs.source
         assert "".join(ours.lines) == ours.source
-        assert ours.lines == split_lines(ours.source)
+        assert ours.lines == lsp_lines(ours.source)
 
 
 def test_an_edit_replaces_only_the_lines_it_touches() -> None:

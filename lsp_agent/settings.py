@@ -289,15 +289,9 @@ class Settings:
         """The model boundary's config: the MODEL_* keys."""
         from lsp_agent.models.config import ModelConfig
 
-        return ModelConfig(
-            model_id=self.model_id,
-            model_api_base=self.model_api_base,
-            model_temperature=self.model_temperature,
-            model_max_tokens=self.model_max_tokens,
-            model_num_ctx=self.model_num_ctx,
-            model_fallbacks=self.model_fallbacks,
-            model_constrained_calls=self.model_constrained_calls,
-        )
+        # The config's fields are the MODEL_* settings, by their own names.
+        names = [f.name for f in dataclasses.fields(ModelConfig)]
+        return ModelConfig(**{name: getattr(self, name) for name in names})
 
     def telemetry_config(self) -> TelemetryConfig:
         """Tracing's config: the PHOENIX_* keys."""

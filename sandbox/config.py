@@ -37,13 +37,10 @@ def parse_backend(raw: str) -> str:
 def parse_timeout_s(raw: str) -> int:
     """SANDBOX_TIMEOUT_S: whole seconds within `TIMEOUT_RANGE`. Raises ValueError."""
     low, high = TIMEOUT_RANGE
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ValueError(f"a whole number from {low} to {high}") from None
-    if not low <= value <= high:
-        raise ValueError(f"a whole number from {low} to {high}")
-    return value
+    text = raw.strip()
+    if text.isascii() and text.isdigit() and low <= int(text) <= high:
+        return int(text)
+    raise ValueError(f"a whole number from {low} to {high}")
 
 
 def parse_text(raw: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from smolagents import CodeAgent
@@ -72,13 +73,12 @@ class LspCodeAgent(PlanReplyLimitMixin, CodeAgent):  # type: ignore[misc]
         return code_step_messages(step, self.step_calls.get(step.step_number, []))
 
 
+@dataclass(eq=False, kw_only=True)
 class CodeStepMonitor(StepMonitor):
     """The step monitor for code steps: every step counts, every tool the code called is
     recorded (and shown, with the step's last printed line)."""
 
-    def __init__(self, *args: Any, executor: SandboxedPythonExecutor, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.executor = executor
+    executor: SandboxedPythonExecutor
 
     def step_tools(self, step: ActionStep, agent: Any) -> list[str]:
         self.steps_taken += 1

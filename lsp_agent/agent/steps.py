@@ -12,6 +12,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from typing import Any
 
 from smolagents.memory import ActionStep
@@ -109,28 +110,21 @@ def is_error_observation(text: str) -> bool:
     return isinstance(data, dict) and "error" in data and "message" in data
 
 
+@dataclass(eq=False)
 class StepMonitor:
     """After each step: enforce the budget, report progress, stop on cancel or loops.
 
     Tool-calling mode as it is; code mode overrides `step_tools`, `step_messages` and
     `step_line` (a step there runs code that may call several tools)."""
 
-    def __init__(
-        self,
-        context: ToolContext,
-        budget: ContextBudget,
-        on_progress: Callable[[ProgressEvent], None],
-        cancel: threading.Event,
-        max_steps: int,
-    ) -> None:
-        self.context = context
-        self.budget = budget
-        self.on_progress = on_progress
-        self.cancel = cancel
-        self.max_steps = max_steps
-        self.final_answer_given = False
-        self.tools_used: list[str] = []
-        self.steps_taken = 0
+    context: ToolContext
+    budget: ContextBudget
+    on_progress: Callable[[ProgressEvent], None]
+    cancel: threading.Event
+    max_steps: int
+    final_answer_given: bool = field(default=False, init=False)
+    tools_used: list[str] = field(default_factory=list, init=False)
+    steps_taken: int = field(default=0, init=False)
 
     def __call__(self, step: ActionStep, agent: Any) -> None:
         if step.step_number > self.max_steps:

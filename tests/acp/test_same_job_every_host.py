@@ -13,13 +13,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from tests.acp.conftest import agent_env, run_client
-from tests.lsp.framing import frame, parse_frames
+from tests.lsp.framing import run_jobs
 
 ANSWER = "add() subtracts: it returns a - b."
 TURNS: list[dict[str, Any]] = [
@@ -49,39 +47,11 @@ def seen_by_the_user(text: str) -> tuple[list[str], bool]:
 
 def through_the_language_server(workspace: Path, env: dict[str, str]) -> str:
     """Everything the editor shows: `window/showMessage` and `window/logMessage` texts."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lsp_agent", "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, **env},
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    chunks: list[bytes] = []
-    stdout = proc.stdout
-    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: stdout.read1(65536), b"")))
-    reader.start()
-
-    def send(message: dict[str, Any]) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(frame({"jsonrpc": "2.0", **message}))
-        proc.stdin.flush()
-
-    params = {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}
-    send({"id": 1, "method": "initialize", "params": params})
-    send({"method": "initialized", "params": {}})
-    run = {"command": "lspAgent.run", "arguments": [{"task": TASK}]}
-    send({"id": 2, "method": "workspace/executeCommand", "params": run})
-    deadline = time.monotonic() + 120
-    while b"(job 1)" not in b"".join(chunks) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    send({"id": 3, "method": "shutdown"})
-    send({"method": "exit"})
-    proc.wait(timeout=60)
-    reader.join(timeout=10)
+    serve = [sys.executable, "-m", "lsp_agent", "serve"]
+    messages, _, _ = run_jobs(serve, workspace, [TASK], {**os.environ, **env})
     shown = [
         m["params"]["message"]
-        for m in parse_frames(b"".join(chunks))
+        for m in messages
         if m.get("method") in ("window/showMessage", "window/logMessage")
     ]
     return "\n".join(shown)

@@ -6,19 +6,16 @@ works in code mode too: a plan first and again every 2 steps, shown as progress.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from pathlib import Path
 
 import pytest
 
-from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
 from tests.e2e.code_mode import code_turn
-from tools.approval_gate import AutoApprove
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
+from tests.jobs import disk_job
 
 pytestmark = pytest.mark.docker
 
@@ -47,14 +44,11 @@ def test_code_calls_the_explorer_and_gets_its_answer(tmp_repo: Path, sandbox_ima
     )
     events: list[ProgressEvent] = []
     result = run_job(
-        JobRequest(
+        disk_job(
             "what does add return",
-            settings=dataclasses.replace(SETTINGS),
-            workspace=DiskWorkspace(tmp_repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(tmp_repo),
+            tmp_repo,
+            dataclasses.replace(SETTINGS),
             progress=events.append,
-            cancel=threading.Event(),
             model=model,
         )
     )

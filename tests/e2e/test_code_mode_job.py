@@ -15,16 +15,14 @@ from pathlib import Path
 import docker
 import pytest
 
-from lsp_agent.agent.job_types import JobRequest, JobResult, ProgressEvent
+from lsp_agent.agent.job_types import JobResult, ProgressEvent
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
 from sandbox.docker.hardening import LABEL
 from tests.e2e.code_mode import FINAL, code_turn
-from tools.approval_gate import AutoApprove
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
+from tests.jobs import disk_job
 
 pytestmark = pytest.mark.docker
 
@@ -46,13 +44,11 @@ def run(
     events: list[ProgressEvent] | None = None,
 ) -> JobResult:
     return run_job(
-        JobRequest(
+        disk_job(
             "do the task",
-            settings=settings,
-            workspace=DiskWorkspace(repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(repo),
-            progress=(events.append if events is not None else lambda event: None),
+            repo,
+            settings,
+            progress=events.append if events is not None else lambda event: None,
             cancel=cancel or threading.Event(),
             model=model,
         )

@@ -4,7 +4,6 @@ rule), computed once per job, and the one list of skipped folders."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -19,16 +18,9 @@ from sandbox.project import (
     project_profile,
     walk_files,
 )
+from tests.repo_samples import write
 
 PACKAGE = {"name": "n", "version": "1.0.0", "scripts": {"test": "node test.js"}}
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 @pytest.mark.parametrize(

@@ -13,14 +13,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from lsp_agent.agent.explorer import EXPLORER_MAX_STEPS, EXPLORER_PROMPT, Explorer
 from lsp_agent.agent.factory import AgentRun, build_agent
-from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
+from tests.jobs import disk_job
 from tests.tool_context import tool_context
 from tools.approval_gate import AutoApprove
-from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(
@@ -64,12 +64,10 @@ def run(repo: Path, turns: list[dict], settings: Settings = SETTINGS, cancel=Non
             on(event)
 
     result = run_job(
-        JobRequest(
+        disk_job(
             "explain add",
-            settings=settings,
-            workspace=DiskWorkspace(repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(repo),
+            repo,
+            settings,
             progress=progress,
             cancel=cancel or threading.Event(),
             model=model,

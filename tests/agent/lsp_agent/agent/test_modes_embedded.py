@@ -9,15 +9,15 @@ import threading
 from pathlib import Path
 
 from lsp_agent.agent.explorer import Explorer
-from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.embedded.model import EmbeddedModel
 from lsp_agent.models.factory import build_model
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.settings import Settings
+from tests.jobs import disk_job
 from tests.tool_context import tool_context
 from tools.approval_gate import RejectAll
-from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(
@@ -46,14 +46,12 @@ READ_ONLY = {
 def test_planning_with_the_embedded_model_plans_in_free_text(tmp_repo: Path) -> None:
     events: list[ProgressEvent] = []
     result = run_job(
-        JobRequest(
+        disk_job(
             "What does add() in pkg/calc.py return?",
-            settings=SETTINGS,
-            workspace=DiskWorkspace(tmp_repo),
+            tmp_repo,
+            SETTINGS,
             approvals=RejectAll(),
-            writer=DiskPatchWriter(tmp_repo),
             progress=events.append,
-            cancel=threading.Event(),
         )
     )
     assert result.status in ("answered", "max_steps", "stopped"), result

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.planning import (
     NO_PLAN,
     PLAN_HEADER,
@@ -21,9 +21,7 @@ from lsp_agent.agent.planning import (
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from tools.approval_gate import AutoApprove
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
+from tests.jobs import disk_job
 
 SETTINGS = Settings(
     sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8, agent_planning_interval=2
@@ -47,12 +45,10 @@ def run(repo: Path, turns: list[dict], settings: Settings = SETTINGS, cancel=Non
     events: list[ProgressEvent] = []
     model = ScriptedModel(turns)
     result = run_job(
-        JobRequest(
+        disk_job(
             "fix add",
-            settings=settings,
-            workspace=DiskWorkspace(repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(repo),
+            repo,
+            settings,
             progress=events.append,
             cancel=cancel or threading.Event(),
             model=model,
@@ -138,16 +134,7 @@ def test_cancel_during_planning_stops_before_any_tool(tmp_repo: Path) -> None:
 
     model = ScriptedModel(FIX_WITH_PLANS)
     result = run_job(
-        JobRequest(
-            "fix add",
-            settings=SETTINGS,
-            workspace=DiskWorkspace(tmp_repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(tmp_repo),
-            progress=cancel_on_plan,
-            cancel=cancel,
-            model=model,
-        )
+        disk_job("fix add", tmp_repo, SETTINGS, progress=cancel_on_plan, cancel=cancel, model=model)
     )
     assert result.status == "cancelled"
     assert model.call_count == 1
@@ -184,17 +171,7 @@ def test_planning_replies_are_limited_over_http(tmp_repo: Path, constrained: boo
             model_api_base=server.openai_base,
             model_constrained_calls=constrained,
         )
-        result = run_job(
-            JobRequest(
-                "fix add",
-                settings=settings,
-                workspace=DiskWorkspace(tmp_repo),
-                approvals=AutoApprove(),
-                writer=DiskPatchWriter(tmp_repo),
-                progress=lambda event: None,
-                cancel=threading.Event(),
-            )
-        )
+        result = run_job(disk_job("fix add", tmp_repo, settings))
         requests = server.chat_requests
     assert result.status == "answered", result
     planning = [r for r in requests if not r.get("tools")]

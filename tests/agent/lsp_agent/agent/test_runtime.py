@@ -6,14 +6,13 @@ import json
 import threading
 from pathlib import Path
 
-from lsp_agent.agent.job_types import JobRequest, ProgressEvent
+from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
+from tests.jobs import disk_job
 from tools.approval_gate import AutoApprove, RejectAll
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8)
 
@@ -22,12 +21,11 @@ def run(repo: Path, turns: list[dict], *, approvals=None, cancel=None, settings=
     events: list[ProgressEvent] = []
     model = ScriptedModel(turns)
     result = run_job(
-        JobRequest(
+        disk_job(
             "fix the bug",
-            settings=settings,
-            workspace=DiskWorkspace(repo),
+            repo,
+            settings,
             approvals=approvals or AutoApprove(),
-            writer=DiskPatchWriter(repo),
             progress=events.append,
             cancel=cancel or threading.Event(),
             model=model,

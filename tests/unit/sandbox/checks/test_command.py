@@ -3,8 +3,6 @@ project profile's answer: tests/unit/sandbox/test_project.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from sandbox.checks.command import toolchain_problem
@@ -14,17 +12,10 @@ from sandbox.docker_backend import DockerSandbox
 from sandbox.project import CARGO_TEST, GO_TEST, NPM_TEST
 from sandbox.protocol import PatchCheck
 from tests.fake_engine import FakeEngine
+from tests.repo_samples import write
 
 PACKAGE = {"name": "n", "version": "1.0.0", "scripts": {"test": "node test.js"}}
 ADD_FILE = "--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+hello\n"
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 def test_a_missing_toolchain_names_the_package_and_the_readme():

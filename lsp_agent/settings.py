@@ -90,29 +90,26 @@ class _Invalid(ValueError):
     """Raised by a parser; the message says what is allowed."""
 
 
-def _int_in(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(raw: str) -> int:
+def _number_in(convert: Callable[[str], Any], what: str, lo: float, hi: float) -> Any:
+    def parse(raw: str) -> Any:
         try:
-            value = int(raw.strip())
+            value = convert(raw.strip())
         except ValueError:
-            raise _Invalid(f"a whole number from {lo} to {hi}") from None
-        if not lo <= value <= hi:
-            raise _Invalid(f"a whole number from {lo} to {hi}")
+            value = None
+        if value is None or not lo <= value <= hi:
+            raise _Invalid(f"{what} from {lo} to {hi}")
         return value
 
     return parse
 
 
-def _float_in(lo: float, hi: float) -> Callable[[str], float]:
-    def parse(raw: str) -> float:
-        try:
-            value = float(raw.strip())
-        except ValueError:
-            raise _Invalid(f"a number from {lo} to {hi}") from None
-        if not lo <= value <= hi:
-            raise _Invalid(f"a number from {lo} to {hi}")
-        return value
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    parse: Callable[[str], int] = _number_in(int, "a whole number", lo, hi)
+    return parse
 
+
+def _float_in(lo: float, hi: float) -> Callable[[str], float]:
+    parse: Callable[[str], float] = _number_in(float, "a number", lo, hi)
     return parse
 
 

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from acp.helpers import update_agent_message_text
 
@@ -28,7 +28,9 @@ from lsp_agent.acp.tool_updates import ToolCallTracker
 from lsp_agent.agent.job_types import ClientInfo, JobRequest, JobResult, JobStatus, Notice
 from lsp_agent.settings import Settings
 from safety.approvals import ApprovalStore
-from tools.mcp import McpServerSpec
+
+if TYPE_CHECKING:
+    from tools.mcp import McpServerSpec
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,8 @@ JOB_CLIENT = ClientInfo("acp")
 def client_mcp_specs(servers: list[dict[str, Any]]) -> tuple[McpServerSpec, ...]:
     """The client's stdio MCP servers as specs, never trusted: each call asks first (the
     user's own servers, like `MCP_CONFIG` entries without `"trust": true`)."""
+    from tools.mcp import McpServerSpec  # the mcp SDK: only when a prompt runs
+
     specs = []
     for entry in servers:
         command = entry.get("command")

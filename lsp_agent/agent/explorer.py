@@ -25,8 +25,6 @@ recovery hint; the main agent carries on.
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lsp_agent.agent.job_types import ProgressEvent
@@ -70,24 +68,12 @@ class Explorer(AgentTool):
     }
     output_type = "string"
 
-    def __init__(
-        self,
-        context: ToolContext,
-        *,
-        model: Any,
-        num_ctx: int,
-        max_steps: int,
-        on_progress: Callable[[ProgressEvent], None],
-        cancel: threading.Event,
-        parent_max_steps: int,
-    ) -> None:
-        self.model = model
-        self.num_ctx = num_ctx
+    def __init__(self, job: AgentRun, max_steps: int) -> None:
+        """The explorer of the job `job` describes (its model, context window, progress
+        and cancel), with a step limit of its own."""
+        self.job = job
         self.max_steps = max_steps
-        self.on_progress = on_progress
-        self.cancel = cancel
-        self.parent_max_steps = parent_max_steps
-        super().__init__(context)
+        super().__init__(job.context)
 
     def forward(self, task: str) -> str:
         if not task.strip():
@@ -96,14 +82,15 @@ class Explorer(AgentTool):
                 "explorer needs a task: the question to answer",
                 'Call explorer(task="where is <name> defined and what calls it?").',
             )
-        if self.cancel.is_set():
+        if self.job.cancel.is_set():
             raise ToolFailure(ErrorType.INTERNAL_ERROR, "the job was cancelled", "Stop here.")
         from smolagents.utils import AgentError
 
         from lsp_agent.agent.factory import AgentRun, build_agent
 
         sub = self.sub_context()
-        run = AgentRun(self.model, sub, self.max_steps, self.num_ctx, self.report, self.cancel)
+        job = self.job
+        run = AgentRun(job.model, sub, self.max_steps, job.num_ctx, self.report, job.cancel)
         built = build_agent(
             run, tools=build_tools(sub, read_only=True), system_prompt=EXPLORER_PROMPT
         )
@@ -134,7 +121,7 @@ class Explorer(AgentTool):
         return f"Explorer's answer ({steps} steps):\n{text}"
 
     def _failure(self, sub: ToolContext, exc: Exception) -> ToolFailure:
-        if self.cancel.is_set():
+        if self.job.cancel.is_set():
             return ToolFailure(ErrorType.INTERNAL_ERROR, "the job was cancelled", "Stop here.")
         signal = sub.state.stop_signal
         if signal is not None:
@@ -180,11 +167,11 @@ class Explorer(AgentTool):
             line += f" · {event.message}" if event.message else ""
         else:
             line = f"{NAME}: {event.message}"
-        step = min(self.context.state.step + 1, self.parent_max_steps)
-        self.on_progress(
+        step = min(self.context.state.step + 1, self.job.max_steps)
+        self.job.progress(
             ProgressEvent(
                 step,
-                self.parent_max_steps,
+                self.job.max_steps,
                 NAME,
                 line,
                 "subagent",
@@ -202,15 +189,5 @@ def subagent_tools(names: tuple[str, ...], run: AgentRun) -> list[AgentTool]:
         if name != NAME:
             log.warning("AGENT_SUBAGENTS: unknown helper agent %r (known: %s)", name, NAME)
             continue
-        tools.append(
-            Explorer(
-                run.context,
-                model=run.model,
-                num_ctx=run.num_ctx,
-                max_steps=min(EXPLORER_MAX_STEPS, run.max_steps),
-                on_progress=run.progress,
-                cancel=run.cancel,
-                parent_max_steps=run.max_steps,
-            )
-        )
+        tools.append(Explorer(run, max_steps=min(EXPLORER_MAX_STEPS, run.max_steps)))
     return tools

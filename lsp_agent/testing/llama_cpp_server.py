@@ -18,7 +18,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
 
 import httpx
 
@@ -149,10 +148,5 @@ class LlamaCppPythonServer:
     def __enter__(self) -> LlamaCppPythonServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -26,7 +26,12 @@ from safety.unified_diff.model import (
 )
 from safety.unified_diff.normalise import FORMAT_HINT
 from safety.unified_diff.parse import parse_diff, parse_strict
-from safety.unified_diff.paths import exists_quietly, safe_relative_path, vet_overlay
+from safety.unified_diff.paths import (
+    exists_quietly,
+    safe_relative_path,
+    vet_overlay,
+    workspace_path,
+)
 from safety.unified_diff.strict_apply import apply_to_texts, does_not_apply
 from safety.unified_diff.tolerant_apply import (
     apply_hunks,
@@ -66,4 +71,5 @@ __all__ = [
     "squash_ws",
     "strip_eol",
     "vet_overlay",
+    "workspace_path",
 ]

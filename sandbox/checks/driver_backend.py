@@ -24,7 +24,7 @@ from sandbox.checks.test_results import CheckRun, Comparison, check_run, compare
 from sandbox.config import SandboxConfig
 from sandbox.null_backend import check_in_memory, rejected
 from sandbox.project import SKIPPED_DIRS, ProjectProfile, project_profile
-from sandbox.protocol import ContextManaged, PatchCheck, RunResult
+from sandbox.protocol import Command, ContextManaged, PatchCheck, RunResult, Texts
 
 OUTPUT_LIMIT = 64_000  # bytes kept per stream (head and tail)
 
@@ -90,10 +90,7 @@ class DriverBackedSandbox(ContextManaged):
             return result
 
     def check_patch(
-        self,
-        diff: str,
-        check_command: Sequence[str] | None = None,
-        overlay: Mapping[str, str] | None = None,
+        self, diff: str, check_command: Command = None, overlay: Texts = None
     ) -> PatchCheck:
         started = time.monotonic()
         with tracing.span("check_patch", backend=self.backend) as span:

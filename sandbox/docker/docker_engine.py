@@ -32,6 +32,8 @@ from sandbox.docker.engine import (
     ChannelTimeout,
     EngineError,
     EngineNotLocal,
+    Job,
+    Mounts,
     ProjectMounts,
 )
 from sandbox.docker.hardening import (
@@ -93,13 +95,8 @@ class DockerEngine:
         return channel
 
     def run_once(
-        self,
-        repo_root: Path,
-        image: str,
-        job: dict[str, Any],
-        timeout_s: float,
-        project_env: ProjectMounts | None = None,
-    ) -> dict[str, Any]:
+        self, repo_root: Path, image: str, job: Job, timeout_s: float, project_env: Mounts = None
+    ) -> Job:
         payload = base64.b64encode(json.dumps(job).encode()).decode()
         api = self._client.api
         container_id, view, _ = self._create_with_view(

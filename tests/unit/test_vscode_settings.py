@@ -80,6 +80,8 @@ def parser_kind(name: str) -> str:
     """`_int_in`, `_float_in`, `_choice`, ... : which factory made the field's parser."""
     parse = FIELDS[name].metadata["parse"]
     kind = str(parse.__qualname__).split(".")[0]
+    if kind == "_number_in":  # `_int_in` and `_float_in` make their parsers with it
+        return "_int_in" if FIELDS[name].type == "int" else "_float_in"
     return SANDBOX_PARSERS.get(kind, kind)
 
 

@@ -21,8 +21,8 @@ from safety.unified_diff import (
     reindent_rule,
     squash_ws,
     strip_eol,
+    workspace_path,
 )
-from safety.validation import ValidationError, validate_path
 from tools.patches.diff_apply import apply_diff, missing_file_error, read_or_raise
 from tools.patches.model import PatchError, PatchResult, lines_with_ends, render_unified_diff
 from tools.workspace import Workspace
@@ -71,7 +71,8 @@ def search_replace(path: str, old: str, new: str, workspace: Workspace) -> Searc
                 kind=ErrorType.INVALID_ARGUMENT,
                 recovery_suggestion="Pass old and new as strings.",
             )
-    rel = _relative(workspace, path)
+    rel = workspace_path(path, workspace)
+    assert rel is not None  # a path in, a path out
     if not exists_quietly(workspace, rel):
         if old:
             raise missing_file_error(workspace, rel)
@@ -97,19 +98,6 @@ def search_replace(path: str, old: str, new: str, workspace: Workspace) -> Searc
         )
     after, notes = _replace_once(rel, text, old, new)
     return _edit(rel, text, after, notes)
-
-
-def _relative(workspace: Workspace, path: str) -> str:
-    try:
-        resolved = validate_path(workspace.root, path)
-    except ValidationError as exc:
-        raise PatchError(
-            exc.message,
-            kind=exc.error_type,
-            recovery_suggestion=exc.recovery_suggestion,
-            file=str(path),
-        ) from exc
-    return resolved.relative_to(workspace.root.resolve()).as_posix()
 
 
 def _edit(path: str, before: str | None, after: str, notes: tuple[str, ...]) -> SearchReplace:

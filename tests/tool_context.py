@@ -9,9 +9,9 @@ from typing import Any
 
 from sandbox import open_sandbox
 from sandbox.project import project_profile
-from tools.base import ToolContext
+from tools.base import AgentTool, ToolContext, ToolLimits
 from tools.patches import DiskPatchWriter
-from tools.workspace import DiskWorkspace, Workspace
+from tools.workspace import DiskWorkspace, OverlayWorkspace, Workspace
 
 
 def tool_context(workspace: Workspace | Path, **kwargs: Any) -> ToolContext:
@@ -23,3 +23,15 @@ def tool_context(workspace: Workspace | Path, **kwargs: Any) -> ToolContext:
     kwargs.setdefault("sandbox_factory", lambda: open_sandbox(root))
     kwargs.setdefault("project", project_profile(root))
     return ToolContext(workspace=workspace, **kwargs)
+
+
+def make_tool(
+    cls: type[AgentTool],
+    root: Path,
+    *,
+    limits: ToolLimits | None = None,
+    docs: dict[str, tuple[str, int]] | None = None,
+) -> AgentTool:
+    """Tool `cls` on `root`'s disk, or with the editor documents `docs` laid over it."""
+    workspace = DiskWorkspace(root) if docs is None else OverlayWorkspace(root, lambda: docs)
+    return cls(tool_context(workspace, limits=limits or ToolLimits()))

@@ -80,13 +80,7 @@ class DriverBackedSandbox(ContextManaged):
                     result = self._unavailable_run(str(exc), started, available=False)
                 else:
                     result = self._run_result(answer, started, limit)
-            tracing.set_attributes(
-                span,
-                exit_code=result.exit_code,
-                timed_out=result.timed_out,
-                duration_s=result.duration_s,
-                available=result.available,
-            )
+            _trace_ending(span, result, exit_code=result.exit_code)
             return result
 
     def check_patch(
@@ -95,14 +89,7 @@ class DriverBackedSandbox(ContextManaged):
         started = time.monotonic()
         with tracing.span("check_patch", backend=self.backend) as span:
             result = self._check_patch(diff, check_command, overlay, started)
-            tracing.set_attributes(
-                span,
-                applies=result.applies,
-                check_status=result.check_status,
-                timed_out=result.timed_out,
-                duration_s=result.duration_s,
-                available=result.available,
-            )
+            _trace_ending(span, result, applies=result.applies, check_status=result.check_status)
             return result
 
     def _check_patch(
@@ -334,3 +321,14 @@ def _argv(argv: Sequence[str]) -> list[str]:
     if not all(isinstance(part, str) for part in command):
         raise TypeError("argv must contain only strings")
     return command
+
+
+def _trace_ending(span: Any, result: RunResult | PatchCheck, **attributes: Any) -> None:
+    """A run's or a check's span closes with how it ended (and `attributes`)."""
+    tracing.set_attributes(
+        span,
+        **attributes,
+        timed_out=result.timed_out,
+        duration_s=result.duration_s,
+        available=result.available,
+    )

@@ -27,6 +27,16 @@ _STDOUT, _STDERR = 1, 2
 _HEADER = 8
 
 
+def start_attached(api: Any, container_id: str) -> Any:
+    """Attach to a created container's stdin, stdout and stderr, then start it (attached
+    first: nothing its main process prints is missed); the attached socket."""
+    sock = api.attach_socket(
+        container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+    )
+    api.start(container_id)
+    return sock
+
+
 class AttachedStream:
     """One container's attached socket: `send` a JSON line, `receive` the next marked one."""
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.checks import DRIVER_MARKER, DRIVER_SOURCE
-from sandbox.docker.attached_stream import AttachedStream
+from sandbox.docker.attached_stream import AttachedStream, start_attached
 from sandbox.docker.client import (
     BUILD_HINT,
     LOCAL_ONLY,
@@ -144,9 +144,9 @@ class DockerEngine:
         try:
             container_id = self._create(view, image, command, warm=warm, project_env=project_env)
             if warm:
-                params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
-                sock = api.attach_socket(container_id, params=params)
-            api.start(container_id)
+                sock = start_attached(api, container_id)
+            else:
+                api.start(container_id)
         except Exception as exc:
             if sock is not None:
                 sock.close()

@@ -13,20 +13,13 @@ import pytest
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
-from lsp_agent.settings import Settings
-from tests.e2e.code_mode import code_turn
+from tests.e2e.code_mode import CODE_SETTINGS, code_turn
 from tests.jobs import disk_job
 
 pytestmark = pytest.mark.docker
 
-SETTINGS = Settings(
-    agent_type="code",
-    sandbox_backend="docker",
-    sandbox_timeout_s=30,
-    phoenix_enabled=False,
-    agent_max_steps=6,
-    agent_subagents=("explorer",),
-    agent_planning_interval=2,
+SETTINGS = dataclasses.replace(
+    CODE_SETTINGS, agent_max_steps=6, agent_subagents=("explorer",), agent_planning_interval=2
 )
 
 

@@ -21,18 +21,12 @@ from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
 from sandbox.docker.hardening import LABEL
-from tests.e2e.code_mode import FINAL, code_turn
+from tests.e2e.code_mode import CODE_SETTINGS, FINAL, code_turn
 from tests.jobs import disk_job
 
 pytestmark = pytest.mark.docker
 
-SETTINGS = Settings(
-    agent_type="code",
-    sandbox_backend="docker",
-    sandbox_timeout_s=30,
-    phoenix_enabled=False,
-    agent_max_steps=8,
-)
+SETTINGS = dataclasses.replace(CODE_SETTINGS, agent_max_steps=8)
 
 
 def run(

@@ -8,11 +8,11 @@ import json
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig
 
 from lsp_agent.testing import ScriptedOpenAIServer
 from tests.lsp.conftest import APP, job_end
@@ -21,8 +21,8 @@ from tests.lsp.editor import (
     REAL_SERVER,
     SERVER_ENV,
     EditorClient,
-    make_editor_client,
-    start_editor,
+    real_server,
+    scripted_session,
 )
 from tests.lsp.framing import run_jobs
 
@@ -43,27 +43,12 @@ def model() -> AsyncIterator[ScriptedOpenAIServer]:
         yield server
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=REAL_SERVER, client_factory=make_editor_client, server_env=SERVER_ENV
-    ),
-    params=CLIENTS,
-)
+@pytest_lsp.fixture(config=real_server(), params=CLIENTS)
 async def real_editor(
-    lsp_client: EditorClient,
-    request: pytest.FixtureRequest,
-    workspace: Path,
-    model: ScriptedOpenAIServer,
+    lsp_client: EditorClient, request: pytest.FixtureRequest, workspace: Path, model: Any
 ):
-    await start_editor(
-        lsp_client,
-        workspace,
-        request.param,
-        options={"lspAgent": {"modelId": "openai/scripted", "modelApiBase": model.openai_base}},
-    )
-    lsp_client.preset = request.param
-    yield
-    await lsp_client.shutdown_session()
+    async for _ in scripted_session(lsp_client, workspace, request.param, model):
+        yield
 
 
 def tool_results(model: ScriptedOpenAIServer) -> list[str]:

@@ -10,6 +10,7 @@ import pytest
 from safety.errors import ErrorType
 from safety.validation import ValidationError
 from tests.conftest import git_init
+from tests.tool_context import make_tool as make
 from tests.tool_context import tool_context
 from tools.base import AgentTool, ToolFailure, ToolLimits
 from tools.file_tools import (
@@ -22,7 +23,7 @@ from tools.file_tools import (
 )
 from tools.git_tools import GitDiff, GitLog, GitStatus
 from tools.search_tool import RgSearch
-from tools.workspace import DiskWorkspace, OverlayWorkspace
+from tools.workspace import DiskWorkspace
 
 ALL_TOOLS: dict[str, type[AgentTool]] = {
     "repo_info": RepoInfo,
@@ -34,17 +35,6 @@ ALL_TOOLS: dict[str, type[AgentTool]] = {
     "git_diff": GitDiff,
     "git_log": GitLog,
 }
-
-
-def make(
-    cls: type[AgentTool],
-    root: Path,
-    *,
-    limits: ToolLimits | None = None,
-    docs: dict[str, tuple[str, int]] | None = None,
-) -> AgentTool:
-    workspace = DiskWorkspace(root) if docs is None else OverlayWorkspace(root, lambda: docs)
-    return cls(tool_context(workspace, limits=limits or ToolLimits()))
 
 
 def numbered(n: int) -> str:

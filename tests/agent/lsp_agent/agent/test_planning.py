@@ -21,7 +21,7 @@ from lsp_agent.agent.planning import (
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from tests.jobs import disk_job
+from tests.jobs import disk_job, run_scripted
 
 SETTINGS = Settings(
     sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8, agent_planning_interval=2
@@ -42,19 +42,7 @@ FIX_WITH_PLANS = [
 
 
 def run(repo: Path, turns: list[dict], settings: Settings = SETTINGS, cancel=None):
-    events: list[ProgressEvent] = []
-    model = ScriptedModel(turns)
-    result = run_job(
-        disk_job(
-            "fix add",
-            repo,
-            settings,
-            progress=events.append,
-            cancel=cancel or threading.Event(),
-            model=model,
-        )
-    )
-    return result, events, model
+    return run_scripted(repo, turns, settings, "fix add", cancel=cancel or threading.Event())
 
 
 def test_a_plan_comes_first_and_is_revised_every_n_steps(tmp_repo: Path) -> None:

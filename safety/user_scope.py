@@ -47,7 +47,11 @@ def data_dir(environ: Mapping[str, str] | None = None) -> Path | None:
     files, workspace memory, project environments, Phoenix's environment and data.
     `$XDG_DATA_HOME/lsp-agent` (an absolute path), else `$HOME/.local/share/lsp-agent`; None
     when neither is set (`environ` defaults to this process's environment)."""
-    return _base_dir(os.environ if environ is None else environ, "XDG_DATA_HOME", ".local/share")
+    from safety.host_env import user_environ
+
+    return _base_dir(
+        user_environ() if environ is None else environ, "XDG_DATA_HOME", ".local/share"
+    )
 
 
 def require_data_dir(environ: Mapping[str, str] | None = None) -> Path:

@@ -12,12 +12,12 @@ untrusted and must not choose where code runs).
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from dotenv import dotenv_values
 
+from safety.host_env import user_environ
 from safety.user_scope import user_config_file
 
 logger = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ class SandboxConfig:
     @classmethod
     def from_user_scope(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:
         """The user config file's keys, then the environment's over them."""
-        env = os.environ if environ is None else environ
+        env = user_environ() if environ is None else environ
         merged: dict[str, str] = {}
         path = user_config_file(env)
         if path is not None and path.is_file():
@@ -86,7 +86,7 @@ class SandboxConfig:
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:
         """The four keys from `environ`. A bad value keeps the default and is logged (it
         never stops the program)."""
-        env = os.environ if environ is None else environ
+        env = user_environ() if environ is None else environ
         values: dict[str, object] = {}
         for name, (key, parse) in SANDBOX_KEYS.items():
             raw = env.get(key)

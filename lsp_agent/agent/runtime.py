@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_agent.agent.job_types import JobRequest, JobResult, JobStatus, ProgressEvent
 from lsp_agent.logging_setup import quiet_third_party_imports
+from safety.host_env import restore_process_environ
 from tools.base import ToolContext
 
 if TYPE_CHECKING:
@@ -139,6 +140,7 @@ def run_job(request: JobRequest) -> JobResult:
     from lsp_agent.models.factory import ready_model
 
     settings, shared = request.settings, services()
+    restore_process_environ()  # os.environ the user's again (a library may have changed it)
     shared.start_tracing(settings.telemetry_config())
     for notice in shared.take_notices():
         request.progress(ProgressEvent(0, settings.agent_max_steps, None, notice.text, "notice"))

@@ -20,6 +20,7 @@ from typing import Any
 from lsp_agent.logging_setup import quiet_third_party_imports
 from lsp_agent.models.config import ModelConfig
 from lsp_agent.settings import Settings
+from safety.host_env import restore_process_environ
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ def warm_up(settings: Settings) -> float:
         )
         if not is_embedded(config.model_id):
             _dry_litellm_request(config)
+    restore_process_environ()  # what a library loaded into os.environ is not the user's
     return time.monotonic() - started
 
 

@@ -16,11 +16,13 @@ from pygls.lsp.client import LanguageClient
 from pygls.protocol import default_converter
 
 from lsp_agent import __version__
+from safety import host_process
 
 
 def server_command() -> list[str]:
-    """The command that starts this installation's server."""
-    return [sys.executable, "-m", "lsp_agent", "serve"]
+    """The command that starts this installation's server (`-P`: the working directory is
+    not put on `sys.path`)."""
+    return [sys.executable, "-P", "-m", "lsp_agent", "serve"]
 
 
 def converter_factory() -> Any:
@@ -71,23 +73,24 @@ async def running_server(
 ) -> AsyncIterator[tuple[HeadlessClient, types.InitializeResult]]:
     """Start the server on `root`, initialize it, yield the client, shut it down cleanly."""
     client = client if client is not None else HeadlessClient()
-    command = server_command()
-    await client.start_io(command[0], *command[1:], env=dict(env) if env else None)
-    try:
-        result = await client.initialize_async(
-            types.InitializeParams(
-                process_id=None,
-                root_uri=root.resolve().as_uri(),
-                workspace_folders=[
-                    types.WorkspaceFolder(uri=root.resolve().as_uri(), name=root.name)
-                ],
-                capabilities=capabilities or types.ClientCapabilities(),
-                initialization_options=dict(initialization_options or {}),
+    with host_process.neutral_directory() as neutral:  # never `python -m` in a repository
+        launch = host_process.launch(server_command(), neutral, env=env, whole_env=bool(env))
+        await client.start_io(launch.argv[0], *launch.argv[1:], env=launch.env, cwd=launch.cwd)
+        try:
+            result = await client.initialize_async(
+                types.InitializeParams(
+                    process_id=None,
+                    root_uri=root.resolve().as_uri(),
+                    workspace_folders=[
+                        types.WorkspaceFolder(uri=root.resolve().as_uri(), name=root.name)
+                    ],
+                    capabilities=capabilities or types.ClientCapabilities(),
+                    initialization_options=dict(initialization_options or {}),
+                )
             )
-        )
-        client.initialized(types.InitializedParams())
-        yield client, result
-        await client.shutdown_async(None)
-        client.exit(None)
-    finally:
-        await client.stop()
+            client.initialized(types.InitializedParams())
+            yield client, result
+            await client.shutdown_async(None)
+            client.exit(None)
+        finally:
+            await client.stop()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import os
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,8 @@ from lsp_agent.demo.editor import CAPABILITIES, DemoEditor
 from lsp_agent.demo.headless_client import running_server
 from lsp_agent.lsp.commands import CANCEL, RUN, STATUS
 from lsp_agent.lsp.editor_client import shorten
+from safety import host_process
+from safety.host_env import user_environ
 
 Show = Callable[[str], None]
 DEFAULT_MODEL = "embedded"
@@ -58,16 +59,15 @@ def make_sample_repository(root: Path) -> Path:
         (root / name).write_text(text, encoding="utf-8")
     git = ["git", "-c", "user.name=lsp-agent demo", "-c", "user.email=demo@lsp-agent.invalid"]
     try:
-        subprocess.run(["git", "init", "-q"], cwd=root, check=True, capture_output=True)
-        subprocess.run([*git, "add", "."], cwd=root, check=True, capture_output=True)
-        subprocess.run([*git, "commit", "-qm", "sample"], cwd=root, check=True, capture_output=True)
+        for argv in (["git", "init", "-q"], [*git, "add", "."], [*git, "commit", "-qm", "sample"]):
+            host_process.run(argv, cwd=root, check=True, capture_output=True)
     except (OSError, subprocess.CalledProcessError):
         pass  # the tools work without git; only the git tools have less to say
     return root
 
 
 def sample_tests_pass(root: Path) -> bool:
-    result = subprocess.run(
+    result = host_process.run(  # our own sample, in the directory it was written to
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         cwd=root,
         capture_output=True,
@@ -99,7 +99,7 @@ class AgentStage:
 
 
 def server_environment(model: str) -> dict[str, str]:
-    env = dict(os.environ)
+    env = dict(user_environ())
     env["MODEL_ID"] = model
     env.setdefault("PHOENIX_ENABLED", "false")  # opt in: PHOENIX_ENABLED=true lsp-agent demo
     env.setdefault("LOG_LEVEL", "WARNING")

@@ -192,7 +192,7 @@ class DockerEngine:
             binds[str(env.node_modules)] = {"bind": NODE_MODULES_MOUNT, "mode": "ro"}
         try:
             host_config = api.create_host_config(
-                **host_config_options(binds, view.mounts, auto_remove=warm)
+                **host_config_options(binds, view.mounts, auto_remove=warm, logs_read=not warm)
             )
             created = api.create_container(
                 host_config=host_config,

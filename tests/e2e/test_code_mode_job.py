@@ -1,4 +1,4 @@
-"""Code-mode jobs in this process (`run_agent_job`) on the real Docker engine: cancel stops
+"""Code-mode jobs in this process (`run_job`) on the real Docker engine: cancel stops
 the code and removes its container, a loop of identical calls inside one step is stopped by
 the loop detector, a placeholder final answer is refused, and the context budget masks old
 code steps as it masks old tool results."""

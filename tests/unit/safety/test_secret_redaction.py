@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import time
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from safety.secret_redaction import REDACTED, contains_private_key, redact_secrets
 
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+AKIA = "AKIAIOSFODNN7EXAMPLE"
 SECRETS = [
     ("aws key id", "key = AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
     ("github token", f"export GH={GH}", GH),
@@ -84,3 +86,28 @@ def test_a_3000_character_output_is_redacted_in_well_under_a_millisecond_each() 
     per_call_ms = (time.perf_counter() - start) / 200 * 1000
     assert GH not in out
     print(f"redact_secrets on {len(text)} chars: {per_call_ms:.3f} ms")
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        GH[::-1],
+        base64.b64encode(GH.encode()).decode(),
+        base64.urlsafe_b64encode(GH.encode()).decode().rstrip("="),
+        GH.encode().hex(),
+        AKIA[::-1],
+    ],
+    ids=["reversed", "base64", "base64url", "hex", "aws reversed"],
+)
+def test_a_token_reversed_or_encoded_is_redacted(form: str) -> None:
+    """What code that read a secret prints to get it past the token shapes (issue 28)."""
+    assert redact_secrets(f"out: {form}\n") == f"out: {REDACTED}\n"
+
+
+def test_hashes_and_long_names_are_not_mistaken_for_encoded_tokens() -> None:
+    text = (
+        "commit 0123456789abcdef0123456789abcdef01234567\n"
+        "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n"
+        "from safety.secret_redaction import contains_private_key_and_more_words\n"
+    )
+    assert redact_secrets(text) == text

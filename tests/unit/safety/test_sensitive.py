@@ -76,6 +76,37 @@ SENSITIVE = [
     ".htpasswd",
     ".bash_history",
     "vault.kdbx",
+    # round 3: application secrets, Ansible vault passwords, and copies of secrets
+    ".envs/.production/.django",
+    ".envs/.local/.postgres",
+    "config/database.yml",
+    "config/secrets.yml",
+    ".streamlit/secrets.toml",
+    "local.settings.json",
+    "config/master.key",
+    "wp-config.php",
+    "android/key.properties",
+    ".vault_pass",
+    "ansible/.vault_pass.txt",
+    "vault-password.txt",
+    ".npmrc.bak",
+    ".env~",
+    "#.env#",
+    ".#.env",
+    ".env.swp",
+    "..env.swp",
+    ".pypirc.orig",
+    "credentials.json.bak",
+    ".aws/credentials.old",
+    ".docker/config.json~",
+    "terraform.tfstate.1700000000.backup",
+    "id_rsa.bak",
+    "serviceAccountKey.json",
+    "firebase-adminsdk-x1y2.json",
+    "office.ovpn",
+    "rclone.conf",
+    ".mylogin.cnf",
+    "server.key",
 ]
 NOT_SENSITIVE = [
     ".env.example",
@@ -120,6 +151,30 @@ NOT_SENSITIVE = [
     "history.md",
     "src/config.ts",
     "Dockerfile",
+    # round 3: source files named like configurations, templates of secrets, .git's plain files
+    "kubeconfig.go",
+    "pkg/kubeconfig/kubeconfig_test.go",
+    "id_rsa.go",
+    "secring.rs",
+    ".env.js",
+    ".env.local.example",
+    ".env.production.template",
+    ".env.staging.tmpl",
+    ".env.dist",
+    ".env.defaults",
+    "example.env",
+    "config/database.yml.example",
+    "config/database.yml.sample",
+    "terraform.tfvars.example",
+    "credentials.json.template",
+    ".npmrc.example",
+    ".env.example~",
+    "README.md.bak",
+    "main.py~",
+    ".bashrc.swp",
+    ".git/info/exclude",
+    ".git/HEAD",
+    "vendor/lib/.git/description",
 ]
 
 
@@ -134,7 +189,7 @@ def test_ordinary_names_are_not(path: str) -> None:
 
 
 def test_the_corpus_has_forty_names_each_way() -> None:
-    assert len(set(SENSITIVE)) >= 40 and len(set(NOT_SENSITIVE)) >= 40
+    assert len(set(SENSITIVE)) >= 80 and len(set(NOT_SENSITIVE)) >= 60
 
 
 KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----\n"
@@ -184,3 +239,45 @@ def test_a_file_with_several_hard_links_is_refused(tmp_path: Path) -> None:
     assert "hard links" in refused(root, "notes.txt")
     (root / "plain.txt").write_text("fine\n")
     assert validate_path(root, "plain.txt").name == "plain.txt"
+
+
+KEYNOTE = b"PK\x03\x04\x14\x00\x00\x00\x08\x00" + b"\x00" * 64
+
+
+def test_a_keynote_document_named_talk_key_is_readable(tmp_path: Path) -> None:
+    (tmp_path / "talk.key").write_bytes(KEYNOTE)
+    assert validate_path(tmp_path, "talk.key").name == "talk.key"
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("server.key", KEY),
+        ("master.key", "0123456789abcdef0123456789abcdef\n"),
+        ("api.key", "sk-live-abcdef\n"),
+        ("talk.key.bak", "PK"),
+    ],
+)
+def test_a_key_file_that_is_not_a_zip_archive_is_refused(
+    tmp_path: Path, name: str, content: str
+) -> None:
+    (tmp_path / name).write_text(content)
+    refused(tmp_path, name)
+
+
+def test_a_key_that_does_not_exist_yet_stays_sensitive(tmp_path: Path) -> None:
+    refused(tmp_path, "talk.key")
+
+
+def test_the_command_policy_reads_a_keynote_but_not_a_key(tmp_path: Path) -> None:
+    from safety.policy import CommandPolicy
+
+    (tmp_path / "talk.key").write_bytes(KEYNOTE)
+    (tmp_path / "server.key").write_text(KEY)
+    (tmp_path / "ca.pem").write_text(CERT)
+    policy = CommandPolicy(workspace_root=tmp_path)
+    assert policy.evaluate("cat talk.key").allowed
+    assert policy.evaluate("cat ca.pem").allowed
+    assert policy.evaluate("cat server.key").rule == "path.sensitive"
+    assert policy.evaluate("cat missing.key").rule == "path.sensitive"
+    assert CommandPolicy().evaluate("cat talk.key").rule == "path.sensitive"

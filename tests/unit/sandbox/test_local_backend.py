@@ -74,7 +74,7 @@ def test_runs_in_a_copy_with_a_timeout(tmp_repo):
 def test_python_falls_back_to_this_interpreter(name, monkeypatch):
     import sandbox.local_backend as local
 
-    monkeypatch.setattr(local.shutil, "which", lambda _: None)
+    monkeypatch.setattr(local.shutil, "which", lambda _name, path=None: None)
     assert host_command([name, "-m", "pytest"]) == [sys.executable, "-m", "pytest"]
     assert host_command(["pytest"]) == ["pytest"]
 

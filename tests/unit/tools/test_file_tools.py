@@ -529,3 +529,11 @@ def test_outputs_fit_the_limits_so_the_wrapper_never_cuts_them_again(
     assert not out.startswith("{"), out
     assert within_limits(out, limits), (len(out), len(out.splitlines()))
     assert "more lines (" not in out  # the wrapper's own truncation note
+
+
+def test_snippet_is_no_oracle_for_a_redacted_secret(tmp_repo: Path) -> None:
+    token = "ghp_Zq8Lm2Xv7Tn4Kp1Rw9Ys3Hd6Fj0Gb5Nc8Vx2Qe"
+    (tmp_repo / "settings_local.py").write_text(f'GITHUB = "{token}"\n')
+    tool = make(ReadFileSnippet, tmp_repo)
+    assert tool.forward("settings_local.py", "ghp_Zq").startswith("No lines in")
+    assert "[REDACTED]" in tool.forward("settings_local.py", "GITHUB")

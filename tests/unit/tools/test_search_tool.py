@@ -114,6 +114,21 @@ def test_sensitive_files_are_never_shown(tmp_repo: Path, engine: str) -> None:
     assert search(tmp_repo, "hunter", "*") == "No matches for 'hunter' in files matching '*'."
 
 
+def test_copies_of_secrets_are_not_shown_and_code_named_like_configs_is(
+    tmp_repo: Path, engine: str
+) -> None:
+    for name in (".env~", ".npmrc.bak", ".env.swp", "credentials.json.old"):
+        (tmp_repo / name).write_text("API_TOKEN=hunter2\n")
+    (tmp_repo / "kubeconfig.go").write_text("// hunter2 in code\n")
+    # a template is searched (its values would be redacted like any token's: a comment here)
+    (tmp_repo / ".env.local.example").write_text("# API_TOKEN: like hunter2-placeholder\n")
+    out = search(tmp_repo, "hunter2").splitlines()[1:]
+    assert sorted(out) == [
+        ".env.local.example:1: # API_TOKEN: like hunter2-placeholder",
+        "kubeconfig.go:1: // hunter2 in code",
+    ]
+
+
 def test_sensitive_open_document_is_not_searched(tmp_repo: Path, engine: str) -> None:
     out = search(tmp_repo, "hunter2", docs={".env": ("T=hunter2\n", 1)})
     assert out == "No matches for 'hunter2'."
@@ -283,3 +298,28 @@ def test_files_holding_a_private_key_or_hard_links_are_not_searched(
     out = search(tmp_repo, "NEEDLE")
     assert "plain.txt" in out
     assert "notes.txt" not in out and "MIIEow" not in out and "twin.txt" not in out
+
+
+TOKEN = "ghp_Zq8Lm2Xv7Tn4Kp1Rw9Ys3Hd6Fj0Gb5Nc8Vx2Qe"
+
+
+def test_a_search_is_no_oracle_for_a_redacted_secret(tmp_repo: Path, engine: str) -> None:
+    """A pattern that matches only inside a redacted token finds nothing (one call per
+    character would rebuild it); the line is still found by what the model may see."""
+    (tmp_repo / "settings_local.py").write_text(f'GITHUB = "{TOKEN}"\n')
+    for probe in ("ghp_Z", "ghp_Zq8L", TOKEN[:-1], "Zq8Lm2"):
+        assert search(tmp_repo, probe) == f"No matches for {probe!r}.", probe
+    assert search(tmp_repo, "GITHUB").splitlines()[1:] == [
+        'settings_local.py:1: GITHUB = "[REDACTED]"'
+    ]
+    docs = {"pkg/open.py": (f'T = "{TOKEN}"\n', 2)}
+    assert search(tmp_repo, "ghp_Zq", docs=docs) == "No matches for 'ghp_Zq'."
+
+
+def test_an_open_buffer_holding_a_private_key_is_not_searched(tmp_repo: Path, engine: str) -> None:
+    """Buffers used to be filtered by name only: `read_file` refuses the file, and so must
+    a search of its unsaved text (issue 28, finding 10)."""
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n"
+    docs = {"deploy/notes.txt": (key + "-----END OPENSSH PRIVATE KEY-----\n", 1)}
+    assert search(tmp_repo, "b3BlbnNz", docs=docs) == "No matches for 'b3BlbnNz'."
+    assert search(tmp_repo, "PRIVATE", docs=docs) == "No matches for 'PRIVATE'."

@@ -79,3 +79,16 @@ def test_a_failed_model_call_is_told_in_code_mode_terms() -> None:
     text = unusable_reply_text(recovery_text("the model server timed out", None))
     assert text.startswith("Your last reply could not be used: the model server timed out.")
     assert "```python" in text and "tool call" not in text
+
+
+def test_proxied_calls_have_a_budget_per_step_and_per_job(tmp_repo: Path) -> None:
+    executor, context = executor_for(tmp_repo, [])
+    executor.max_calls_per_step, executor.max_calls_per_job = 3, 5
+    answers = [executor.serve_call("list_files", {"pattern": "*.py"}) for _ in range(4)]
+    assert [is_error for _text, is_error in answers] == [False, False, False, True]
+    assert answers[-1][0].startswith("CallBudgetExceeded: one step may make at most 3")
+    executor.step_calls = 0  # a new step (what __call__ does)
+    answers = [executor.serve_call("list_files", {"pattern": "*.py"}) for _ in range(2)]
+    assert answers[0][1] is False and answers[1][1] is True
+    assert "this task's code has made 5 tool calls" in answers[1][0]
+    assert context.state.summary()["tool_calls"] == 4  # refused calls never ran

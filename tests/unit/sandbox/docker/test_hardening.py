@@ -59,3 +59,23 @@ def test_a_prepared_project_env_is_on_pythonpath():
     with_env = container_options("img:1", ["true"], stdin_open=True, project_env=True)
     assert with_env["environment"]["PYTHONPATH"] == "/opt/lsp-agent-env"
     assert "PYTHONPATH" not in container_options("img:1", ["true"], stdin_open=True)["environment"]
+
+
+def test_every_container_has_a_log_limit():
+    """Attached containers log nothing; those whose log is read keep at most 2 MB."""
+    assert host_config_options(BINDS, [], auto_remove=True)["log_config"] == {
+        "type": "none",
+        "config": {},
+    }
+    read = host_config_options(BINDS, [], auto_remove=False, logs_read=True)["log_config"]
+    assert read == {"type": "json-file", "config": {"max-size": "2m", "max-file": "1"}}
+
+
+def test_no_container_is_created_without_the_shared_host_config():
+    """`host_config_options` is the one place: no `create_host_config` call goes around it."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[4]
+    for path in sorted((root / "sandbox").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert text.count("create_host_config(") == text.count("**host_config_options("), path

@@ -57,13 +57,13 @@ def test_image_exists_is_false_without_an_engine(monkeypatch):
 
 
 def test_offline_build_refuses_without_debootstrap(monkeypatch):
-    monkeypatch.setattr(builder.shutil, "which", lambda name: None)
+    monkeypatch.setattr(builder, "_on_path", lambda name: False)
     with pytest.raises(builder.BuildError, match="debootstrap is not installed"):
         builder._check_offline_prerequisites()
 
 
 def test_offline_build_refuses_without_root(monkeypatch):
-    monkeypatch.setattr(builder.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(builder, "_on_path", lambda name: True)
     monkeypatch.setattr(builder.os, "geteuid", lambda: 1000)
     with pytest.raises(builder.BuildError, match="needs root"):
         builder._check_offline_prerequisites()

@@ -37,6 +37,13 @@ HIDDEN = [
     ".ssh/config",
     ".kube/config",
     ".docker/config.json",
+    ".npmrc.bak",
+    ".env~",
+    ".env.swp",
+    ".envs/.production/.django",
+    "config/database.yml",
+    "local.settings.json",
+    ".vault_pass",
 ]
 KEPT = [
     ".env.example",
@@ -49,6 +56,9 @@ KEPT = [
     "environment.yml",
     "settings.toml",
     "tests/test_credentials_parser.py",
+    "kubeconfig.go",
+    ".env.local.example",
+    ".env.production.template",
 ]
 
 

@@ -4,6 +4,7 @@ programs resolved on the clean PATH (safety/host_process.py)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -36,12 +37,17 @@ def test_ld_preload_entries_split_on_spaces_and_colons(tmp_path: Path) -> None:
     assert "PYTHONPATH" not in env  # nothing absolute was left
 
 
-def test_vetted_environ_leaves_out_entries_inside_a_noted_workspace(tmp_path: Path) -> None:
+def test_vetted_environ_leaves_out_entries_inside_a_noted_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = tmp_path / "ws"
     (repo / "node_modules" / ".bin").mkdir(parents=True)
     host_process.note_workspace(repo)
-    env = host_process.vetted_environ(extra={"PATH": f"{repo}/node_modules/.bin:/usr/bin"})
-    assert env["PATH"] == "/usr/bin"
+    monkeypatch.setenv("PATH", f"{repo}/node_modules/.bin:/usr/bin")
+    assert host_process.vetted_environ()["PATH"] == "/usr/bin"
+    # what the caller names itself is its choice; only relative entries are left out
+    given = host_process.vetted_environ(extra={"PATH": f"bin:{repo}/node_modules/.bin"})
+    assert given["PATH"] == f"{repo}/node_modules/.bin"
 
 
 def test_minimal_environment_keeps_the_basic_keys_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,3 +121,41 @@ def test_popen_needs_a_directory(tmp_path: Path) -> None:
         [sys.executable, "-c", "print('ok')"], cwd=tmp_path, stdout=subprocess.PIPE
     )
     assert proc.communicate()[0].strip() == b"ok"
+
+
+ROOT = Path(__file__).resolve().parents[3]
+LAUNCH = re.compile(
+    r"\bsubprocess\.(run|Popen|call|check_call|check_output|getoutput|getstatusoutput)\("
+    r"|\bos\.(system|popen|exec\w*|spawn\w*|posix_spawn\w*|fork)\("
+    r"|\b(create_subprocess_exec|create_subprocess_shell|open_process|stdio_client)\("
+    r"|\bstart_io\(\s*launch\b|\bstart_io\(\s*[a-z_]+\[0\]"
+)
+# Modules that may start processes themselves, and why.
+ALLOWED = {
+    "safety/host_process.py": "the one place",
+    # the container's side (stdlib only, sent into the container); the local backend runs
+    # driver_steps in-process with the job's vetted environment (sandbox/local_backend.py)
+    "sandbox/checks/driver.py": "in the container",
+    "sandbox/checks/driver_steps.py": "in the container, or the local backend's vetted job",
+    "sandbox/code/runner.py": "in the container",
+}
+# Launchers that start the process themselves, from a `host_process.launch` they made.
+VETTED_LAUNCHERS = {
+    "tools/mcp/connection.py",  # the MCP SDK's stdio_client
+    "lsp_agent/demo/headless_client.py",  # pygls' start_io
+    "lsp_agent/cli/phoenix_server.py",  # os.execve: become Phoenix
+}
+
+
+def test_no_module_starts_a_host_process_but_through_host_process() -> None:
+    offenders = []
+    for package in ("lsp_agent", "tools", "sandbox", "safety"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            text = path.read_text(encoding="utf-8")
+            if relative in ALLOWED or not LAUNCH.search(text):
+                continue
+            if relative in VETTED_LAUNCHERS and "host_process.launch(" in text:
+                continue
+            offenders.append(relative)
+    assert offenders == [], "start host processes with safety.host_process: " + str(offenders)

@@ -8,7 +8,7 @@ module per mode) supplies only what is its own:
 
 - `ToolCallingMode` (`agent.tool_calling`): `ToolCallingAgent`, JSON tool calls, compact
   schemas;
-- `CodeMode` (`agent.code_agent`): `CodeAgent`, the model's Python run in the job's code
+- `CodeMode` (`agent.code_mode`): `CodeAgent`, the model's Python run in the job's code
   container, which the sandbox opens (`sandbox.code.open_code_session`).
 
 `agent_mode(settings...)` picks the mode as AGENT_TYPE says, falling back to tool calling
@@ -151,6 +151,6 @@ def agent_mode(agent_type: str, sandbox: SandboxConfig, run: AgentRun) -> AgentM
         log.warning(message)
         run.progress(ProgressEvent(0, run.max_steps, None, message, "info"))
         return ToolCallingMode()
-    from lsp_agent.agent.code_agent import CodeMode
+    from lsp_agent.agent.code_mode.agent import CodeMode
 
     return CodeMode(opened)

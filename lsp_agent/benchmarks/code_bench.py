@@ -42,7 +42,7 @@ def _docker_client() -> tuple[Any, str]:
 
 
 def measure(runs: int = 5) -> dict[str, Any]:
-    from lsp_agent.agent.code_executor import SandboxedPythonExecutor
+    from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
     from lsp_agent.benchmarks.agents import offline_context
     from lsp_agent.testing.calc_repo import write_calc_repo
     from sandbox.code import CodeSession, start_code_container

@@ -94,8 +94,8 @@ def code_prompt_tokens(context: Any) -> tuple[int, int]:
     from smolagents import CodeAgent
     from smolagents.monitoring import LogLevel
 
-    from lsp_agent.agent.code_executor import SandboxedPythonExecutor
-    from lsp_agent.agent.code_prompts import code_system_prompt
+    from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
+    from lsp_agent.agent.code_mode.prompts import code_system_prompt
     from lsp_agent.models.scripted import ScriptedModel
     from sandbox.code import CodeSession
     from tools.registry import build_tools
@@ -114,7 +114,7 @@ def code_prompt_tokens(context: Any) -> tuple[int, int]:
 
 def fixed_prompt_texts(agent: Any, context: Any) -> dict[str, str]:
     """The fixed text each agent mode sends (tool schemas aside): what `--show-prompts` prints."""
-    from lsp_agent.agent.code_prompts import code_system_prompt
+    from lsp_agent.agent.code_mode.prompts import code_system_prompt
     from lsp_agent.agent.explorer import EXPLORER_PROMPT
     from lsp_agent.agent.planning import planning_templates
     from lsp_agent.benchmarks.mode_prompts import render_template

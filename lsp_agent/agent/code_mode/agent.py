@@ -24,9 +24,9 @@ from smolagents import CodeAgent
 from smolagents.memory import ActionStep, PlanningStep, SystemPromptStep, TaskStep
 from smolagents.models import ChatMessage, MessageRole
 
-from lsp_agent.agent.code_executor import SandboxedPythonExecutor
-from lsp_agent.agent.code_messages import code_step_messages, text_message
-from lsp_agent.agent.code_prompts import code_model_templates, code_system_prompt
+from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
+from lsp_agent.agent.code_mode.messages import code_step_messages, text_message
+from lsp_agent.agent.code_mode.prompts import code_model_templates, code_system_prompt
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.planning import PlanReplyLimitMixin
 from lsp_agent.agent.steps import StepMonitor, job_notes, summarize_observation

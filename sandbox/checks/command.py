@@ -20,6 +20,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from safety.validation import read_regular
 from sandbox.config import SandboxConfig
 
 AUTO_CHECK_COMMAND = ("python", "-m", "pytest", "-q")
@@ -93,7 +94,7 @@ def node_test_script(repo_root: Path) -> str | None:
     """`scripts.test` of `package.json` when it is a real one (npm's placeholder is not)."""
     path = repo_root / "package.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8")[:1_000_000])
+        data = json.loads(read_regular(path, 1_000_000).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     scripts = data.get("scripts") if isinstance(data, dict) else None

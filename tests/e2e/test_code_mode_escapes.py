@@ -196,7 +196,7 @@ def test_a_forged_line_nested_too_deep_does_not_break_the_host(repo, tmp_path, m
         marker,
         "import os\n"
         "deep = '@@lsp-agent-code@@ ' + '[' * 100000 + ']' * 100000 + '\\n'\n"
-        "call = ('@@lsp-agent-code@@ {\"call\": \"read_file\", \"id\": 99, \"arguments\": '\n"
+        'call = (\'@@lsp-agent-code@@ {"call": "read_file", "id": 99, "arguments": \'\n'
         "        '{\"path\": ' + '[' * 900 + ']' * 900 + '}}\\n')\n"
         "for fd in map(int, os.listdir('/proc/self/fd')):\n"
         "    if fd > 2:\n"

@@ -9,13 +9,12 @@ peak memory stays far below the result's size; a process the server detached (do
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from lsp_agent.testing import ScriptedOpenAIServer
+from tests.agent.scripted_run import run_against
 from tests.mcp_servers.config import process_gone, write_config
 
 RUN_AND_MEASURE = (
@@ -28,29 +27,14 @@ RUN_AND_MEASURE = (
 
 
 def run(repo: Path, server: ScriptedOpenAIServer, config: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            RUN_AND_MEASURE,
-            "run",
-            "use the tools",
-            "--yes",
-            "--repo",
-            str(repo),
-        ],
-        capture_output=True,
-        text=True,
+    return run_against(
+        server,
+        repo,
+        "use the tools",
+        "--yes",
         timeout=300,
-        stdin=subprocess.DEVNULL,
-        env={
-            **os.environ,
-            "MODEL_ID": "openai/scripted",
-            "MODEL_API_BASE": server.openai_base,
-            "SANDBOX_BACKEND": "none",
-            "PHOENIX_ENABLED": "false",
-            "MCP_CONFIG": str(config),
-        },
+        python_args=("-c", RUN_AND_MEASURE),
+        MCP_CONFIG=str(config),
     )
 
 
@@ -93,4 +77,3 @@ def test_a_process_the_server_detached_ends_with_the_job(tmp_repo: Path, tmp_pat
     if not process_gone(pid):
         os.kill(pid, 9)  # this test's own process, by pid
         raise AssertionError("a process the MCP server detached outlived the job")
-    assert resource  # (imported for the measuring snippet's sake)

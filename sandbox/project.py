@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from safety.validation import read_regular
+
 # The one list of folders no tool lists, no check copies and no scan walks.
 SKIPPED_DIRS: frozenset[str] = frozenset(
     {
@@ -130,7 +132,7 @@ def node_test_script(repo_root: Path) -> str | None:
     """`scripts.test` of `package.json` when it is a real one (npm's placeholder is not)."""
     path = repo_root / "package.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8")[:1_000_000])
+        data = json.loads(read_regular(path, 1_000_000).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     scripts = data.get("scripts") if isinstance(data, dict) else None

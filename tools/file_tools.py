@@ -21,7 +21,14 @@ from safety.input_validation import validate_input_size
 from safety.secret_redaction import redact_secrets
 from safety.sensitive import DEFAULT_SENSITIVE
 from safety.truncation import list_truncation_note, truncate_list
-from safety.validation import ValidationError, validate_glob, validate_line_range, validate_path
+from safety.validation import (
+    NotRegularFile,
+    ValidationError,
+    read_regular,
+    validate_glob,
+    validate_line_range,
+    validate_path,
+)
 from tools.base import AgentTool, ToolFailure, ToolLimits
 from tools.git_repo import repo_head_summary
 from tools.workspace import NotTextError, Workspace
@@ -215,6 +222,13 @@ def read_workspace_text(workspace: Workspace, path: str) -> tuple[str, str]:
             "Work with other files; this one is not readable.",
             path=path,
         ) from None
+    except NotRegularFile as exc:
+        raise ToolFailure(
+            ErrorType.INVALID_PATH,
+            f"{canon} cannot be read: {str(exc).rsplit(' is ', 1)[-1]}, not a file.",
+            "Work with the repository's regular files instead.",
+            path=path,
+        ) from None
 
 
 def unsaved_documents(workspace: Workspace) -> list[str]:
@@ -224,7 +238,7 @@ def unsaved_documents(workspace: Workspace) -> list[str]:
         if is_sensitive(path):
             continue
         try:
-            on_disk = validate_path(workspace.root, path).read_bytes()
+            on_disk = read_regular(validate_path(workspace.root, path))
         except (ValidationError, OSError):
             changed.append(path)
             continue

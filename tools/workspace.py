@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from safety import host_process
 from safety.host_env import user_environ
-from safety.validation import validate_path
+from safety.validation import read_regular, validate_path
 from sandbox.project import SKIPPED_DIRS, walk_files
 
 __all__ = ["SKIPPED_DIRS", "DiskWorkspace", "NotTextError", "OverlayWorkspace", "Workspace"]
@@ -107,7 +107,7 @@ class DiskWorkspace:
         if path.is_dir():
             raise IsADirectoryError(f"{rel_path} is a directory, not a file")
         try:
-            data = path.read_bytes()
+            data = read_regular(path)  # a named pipe is refused, never waited on
         except FileNotFoundError:
             raise FileNotFoundError(f"{rel_path} does not exist") from None
         return decode_text(data, rel_path)

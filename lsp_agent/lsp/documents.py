@@ -71,15 +71,16 @@ class LineDocument(TextDocument):
         tail = lines[last][rng.end.character :] if last < count else ""
         lo, hi = min(first, count), min(last + 1, count)
         segment = head + change.text + tail
-        # A break split across the seam ("\r" + "\n") is one break: take the neighbour in.
-        if lo > 0 and segment.startswith("\n") and lines[lo - 1].endswith("\r"):
-            lo -= 1
-            segment = lines[lo] + segment
+        # The segment must end on a break, and a break split across a seam ("\r" + "\n")
+        # is one break: take the neighbours in (the tail first, it may bring the "\n").
         if hi < count and (
             not segment.endswith(_BREAKS) or (segment.endswith("\r") and lines[hi][:1] == "\n")
         ):
             segment += lines[hi]
             hi += 1
+        if lo > 0 and segment.startswith("\n") and lines[lo - 1].endswith("\r"):
+            lo -= 1
+            segment = lines[lo] + segment
         lines[lo:hi] = lsp_lines(segment)
         self._text = None
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.checks import DRIVER_MARKER, DRIVER_SOURCE
-from sandbox.docker.attached_stream import AttachedStream, start_attached
+from sandbox.docker.attached_stream import AttachedStream, parse_message, start_attached
 from sandbox.docker.client import (
     BUILD_HINT,
     LOCAL_ONLY,
@@ -109,8 +109,10 @@ class DockerEngine:
             _force_remove(api, container_id)
             view.close()
         for line in logs.splitlines():
-            if line.startswith(DRIVER_MARKER):
-                answer: dict[str, Any] = json.loads(line[len(DRIVER_MARKER) :])
+            if not line.startswith(DRIVER_MARKER):
+                continue
+            answer = parse_message(line[len(DRIVER_MARKER) :])
+            if answer is not None:
                 return answer
         raise ChannelBroken(f"the one-shot container gave no answer: {logs[-300:]!r}")
 

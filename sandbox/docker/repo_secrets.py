@@ -18,6 +18,7 @@ from pathlib import Path
 
 from safety.name_variants import BACKUP_HINTS
 from safety.sensitive import DEFAULT_DIRS, SensitiveRules
+from safety.validation import read_regular
 from sandbox.project import SKIPPED_DIRS
 
 RULES = SensitiveRules(
@@ -65,7 +66,7 @@ def scan(repo_root: Path) -> RepoScan:
     for config in _git_configs(repo_root):
         relative = config.relative_to(repo_root).as_posix()
         try:
-            text = config.read_text(encoding="utf-8", errors="replace")
+            text = read_regular(config).decode("utf-8", errors="replace")
         except OSError:
             continue
         clean = sanitize_git_config(text)
@@ -107,10 +108,9 @@ def sanitize_git_config(text: str) -> str:
 
 def _holds_private_key(path: str) -> bool:
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(1 << 16)
+        head = read_regular(path, 1 << 16)
     except OSError:
-        return True  # unreadable here: hide it rather than guess
+        return True  # unreadable here (or a named pipe): hide it rather than guess
     return b"PRIVATE KEY" in head
 
 

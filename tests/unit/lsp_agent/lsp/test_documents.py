@@ -80,3 +80,13 @@ def test_buffers_read_the_text_when_a_tool_asks(tmp_path) -> None:
     buffers.update(uri, doc.text_snapshot, 2)
     assert buffers.documents()["a.py"] == ("a = 2\n", 2)
     assert dict(buffers.documents()) == {"a.py": ("a = 2\n", 2)}
+
+
+def test_a_deletion_that_joins_a_lone_cr_to_the_next_lines_break() -> None:
+    # found by hypothesis in CI: "\r" + "" + "\n" across two seams is one "\r\n" line
+    start = "\r\raaaa\n\n"
+    ours, theirs = LineDocument(URI, start), TextDocument(URI, start)
+    for doc in (ours, theirs):
+        doc.apply_change(change(1, 0, 2, 5, ""))
+    assert ours.source == theirs.source
+    assert ours.lines == lsp_lines(ours.source) == ["\r\n"]

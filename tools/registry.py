@@ -43,17 +43,23 @@ EDIT_FORMAT_TOOLS = {
 }
 
 
-def build_tools(context: ToolContext) -> list[InstrumentedTool]:
+def build_tools(context: ToolContext, *, read_only: bool = False) -> list[InstrumentedTool]:
     """Every tool, bound to `context` and wrapped (`remember` only when memory is on; of
     the tools that propose patches, those in `context.patch_tools`), then the tools of the
-    job's MCP servers (this starts them)."""
-    offered = [
-        cls for cls in TOOL_CLASSES if cls.name not in PROPOSERS or cls.name in context.patch_tools
-    ]
-    if ProposeFile.name in context.patch_tools:
-        offered.insert(offered.index(ShowPatch), ProposeFile)
-    classes = (*offered, *((Remember,) if context.memory is not None else ()))
+    job's MCP servers (this starts them). `read_only=True`: only the tools that just read
+    the repository (no MCP tools: what they do is not known)."""
+    if read_only:
+        classes: tuple[type[AgentTool], ...] = tuple(cls for cls in TOOL_CLASSES if cls.read_only)
+    else:
+        offered = [
+            cls
+            for cls in TOOL_CLASSES
+            if cls.name not in PROPOSERS or cls.name in context.patch_tools
+        ]
+        if ProposeFile.name in context.patch_tools:
+            offered.insert(offered.index(ShowPatch), ProposeFile)
+        classes = (*offered, *((Remember,) if context.memory is not None else ()))
     tools: list[AgentTool] = [cls(context) for cls in classes]
-    if context.mcp is not None:
+    if context.mcp is not None and not read_only:
         tools.extend(context.mcp.tools(context))
     return [InstrumentedTool(tool, context) for tool in tools]

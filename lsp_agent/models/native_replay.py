@@ -21,7 +21,6 @@ from typing import Any
 
 from smolagents.models import ChatMessage, LiteLLMModel, LiteLLMRouterModel
 from smolagents.monitoring import TokenUsage
-from smolagents.tools import Tool
 
 from lsp_agent.models.capabilities import LADDER_STEPS, EndpointCapabilities
 from lsp_agent.models.messages import to_provider_messages
@@ -52,30 +51,17 @@ class NativeReplayMixin:
     ask_single_call: bool = False  # send `parallel_tool_calls: false` (OpenAI-compatible ids)
     last_request: dict[str, Any] | None = None
 
-    def generate(
-        self,
-        messages: list[ChatMessage | dict[str, Any]],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Tool] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
+    def generate(self, messages: list[ChatMessage | dict[str, Any]], **options: Any) -> ChatMessage:
+        """smolagents' `generate` (options passed on as given, by keyword), sent again in a
+        weaker form when the server rejects a parameter (`models.capabilities`)."""
         capabilities = self.capabilities
         guess_pending = False
         for attempt in range(LADDER_STEPS + 1):
             self.last_request = None
             try:
-                if tools_to_call_from:
-                    return self._streamed(
-                        messages, stop_sequences, response_format, tools_to_call_from, **kwargs
-                    )
-                reply: ChatMessage = super().generate(  # type: ignore[misc]
-                    messages,
-                    stop_sequences=stop_sequences,
-                    response_format=response_format,
-                    tools_to_call_from=tools_to_call_from,
-                    **kwargs,
-                )
+                if options.get("tools_to_call_from"):
+                    return self._streamed(messages, **options)
+                reply: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
                 return reply
             except Exception as exc:
                 if capabilities is None:
@@ -91,9 +77,9 @@ class NativeReplayMixin:
     def _streamed(
         self,
         messages: list[ChatMessage | dict[str, Any]],
-        stop_sequences: list[str] | None,
-        response_format: dict[str, Any] | None,
-        tools_to_call_from: list[Tool],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> ChatMessage:
         """One request, streamed and cut after the first complete call (module doc); the

@@ -10,7 +10,6 @@ replies must now end at the call, and its jobs must read what it wrote.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from lsp_agent.benchmarks.compliance.levels import select_levels
 from lsp_agent.benchmarks.compliance.suite import run_level_once
 from lsp_agent.settings import Settings
 from tests.conftest import require_component
+from tests.jobs import disk_job
 
 SMOLLM2 = "smollm2-135m"
 QWEN = "qwen2.5-coder-1.5b"
@@ -79,20 +79,9 @@ def settings_for(server: Any, name: str, **changes: Any) -> Settings:
 
 
 def run_job(task: str, repo: Path, settings: Settings) -> JobResult:
-    from lsp_agent.agent.runtime import run_agent_job
-    from tools.approval_gate import AutoApprove
-    from tools.patches.writer import DiskPatchWriter
-    from tools.workspace import DiskWorkspace
+    from lsp_agent.agent.runtime import run_job as run
 
-    return run_agent_job(
-        task,
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=lambda event: None,
-        cancel=threading.Event(),
-    )
+    return run(disk_job(task, repo, settings))
 
 
 def test_a_job_runs_through_llama_server_and_its_prompt_cache_is_reported(
@@ -116,7 +105,7 @@ def test_qwen_stops_at_the_end_of_its_call(qwen_server: Any) -> None:
     from lsp_agent.models.factory import build_model
     from lsp_agent.testing import SpyTool
 
-    model = build_model(settings_for(qwen_server, QWEN, model_max_tokens=1024))
+    model = build_model(settings_for(qwen_server, QWEN, model_max_tokens=1024).model_config())
     tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
     task = "average() in calc.py divides by the wrong number. Use read_file to read calc.py."
     reply = model.generate(

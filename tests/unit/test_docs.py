@@ -126,7 +126,8 @@ def repo_files() -> list[str]:
 
 def names_in(path: Path) -> dict[str, set[str]]:
     """A module's top-level names (functions, classes, assignments, imports, `__all__`),
-    each with its members when it is a class; type-checking imports and `if` blocks count."""
+    each with its members when it is a class (`self.x = ...` included); names under `if`
+    (type-checking imports) and `try` count."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: dict[str, set[str]] = {}
 
@@ -139,6 +140,20 @@ def names_in(path: Path) -> dict[str, set[str]]:
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                         members.add(item.name)
+                        members.update(  # instance attributes: `self.name = ...`
+                            target.attr
+                            for inner in ast.walk(item)
+                            for target in (
+                                inner.targets
+                                if isinstance(inner, ast.Assign)
+                                else [inner.target]
+                                if isinstance(inner, ast.AnnAssign)
+                                else []
+                            )
+                            if isinstance(target, ast.Attribute)
+                            and isinstance(target.value, ast.Name)
+                            and target.value.id == "self"
+                        )
                     elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                         members.add(item.target.id)
                     elif isinstance(item, ast.Assign):
@@ -253,7 +268,8 @@ def test_the_stale_name_finder_finds_moved_modules() -> None:
     files = repo_files()
     text = (
         "`lsp/server.py` and `agent/runtime.run_job` with `safety.policy` and `os.write(1, x)`, "
-        "`sandbox.code_run` spans and `Settings.sandbox_config()`, in `tools/patches/`, "
+        "`sandbox.code_run` spans, `Settings.sandbox_config()`, `AgentState.stopped`, "
+        "in `tools/patches/`, "
         "`policy/shell/`, `tools/registry.build_tools(read_only=True)`;\n"
         "not Python: `lspAgent.run`, `session/new`, `tool_wrapped.x`.\n"
         "Gone: `code_agent.py`, sandbox/check_command.py, `sandbox.project_deps`, "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import os
 import re
@@ -112,7 +113,8 @@ CODE_SPAN = re.compile(r"`([^`]+)`")
 DOTTED = re.compile(r"([A-Za-z_]\w*(?:/[A-Za-z_]\w*)*(?:\.[A-Za-z_]\w*)+)(?:\(.*\))?")
 
 
-def repo_files() -> list[str]:
+@functools.cache
+def repo_files() -> tuple[str, ...]:
     """The repository's files and folders (folders end with `/`), relative POSIX paths."""
     found = []
     for top in TOP_DIRS:
@@ -121,9 +123,10 @@ def repo_files() -> list[str]:
             base = Path(current).relative_to(ROOT).as_posix()
             found.append(base + "/")
             found += [f"{base}/{name}" for name in files]
-    return found
+    return tuple(found)
 
 
+@functools.cache
 def names_in(path: Path) -> dict[str, set[str]]:
     """A module's top-level names (functions, classes, assignments, imports, `__all__`),
     each with its members when it is a class (`self.x = ...` included); names under `if`
@@ -177,7 +180,7 @@ def names_in(path: Path) -> dict[str, set[str]]:
     return names
 
 
-def python_modules(files: list[str]) -> dict[str, Path]:
+def python_modules(files: tuple[str, ...]) -> dict[str, Path]:
     modules = {}
     for file in files:
         if file.endswith(".py"):
@@ -235,7 +238,7 @@ def missing_dotted(name: str, modules: dict[str, Path], spans: set[str]) -> str 
     return f"{'.'.join(parts[:size])} has no {'.'.join(rest)}"
 
 
-def stale_names(text: str, files: list[str]) -> list[str]:
+def stale_names(text: str, files: tuple[str, ...]) -> list[str]:
     """What `text` names that is not in the tree: `*.py` paths (bare names anywhere in it,
     paths with folders as the end of a real path), folder paths, and dotted names in code."""
     suffixes = {f"/{file}" for file in files}

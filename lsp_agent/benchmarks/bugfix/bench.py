@@ -21,15 +21,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.agent.job_types import JobRequest
 from lsp_agent.benchmarks.bugfix.tasks import BugfixTask, select_tasks
 from lsp_agent.benchmarks.compliance.checks import Outcome, Verdict, fix_check
 from lsp_agent.benchmarks.compliance.fixture_repo import make_fixture_repo
 from lsp_agent.benchmarks.compliance.report import machine_description, request_lines
 from lsp_agent.benchmarks.compliance.suite import (
-    JOB_CLIENT,
     RunRecord,
     request_figures,
+    run_on_repo,
     run_record,
 )
 from lsp_agent.benchmarks.runner import BenchError, BenchOptions, Figures
@@ -51,11 +50,6 @@ def claims_a_change(answer: str) -> bool:
 
 def run_task_once(task: BugfixTask, settings: Settings) -> RunRecord:
     """One run of `task` on a fresh repository (see the module doc)."""
-    from lsp_agent.agent.runtime import run_job
-    from tools.approval_gate import AutoApprove
-    from tools.patches import DiskPatchWriter
-    from tools.workspace import DiskWorkspace
-
     with tempfile.TemporaryDirectory(prefix="lsp-agent-bugfix-") as tmp:
         files = {task.module: task.source, task.test_file: task.tests}
         repo = make_fixture_repo(Path(tmp).resolve() / task.name, files, only=True)
@@ -64,16 +58,7 @@ def run_task_once(task: BugfixTask, settings: Settings) -> RunRecord:
             agent_max_steps=task.max_steps,
             check_command=f"python -m pytest -q {task.test_file}",
         )
-        result = run_job(
-            JobRequest(
-                task.task,
-                task_settings,
-                DiskWorkspace(repo),
-                approvals=AutoApprove(),
-                writer=DiskPatchWriter(repo),
-                client=JOB_CLIENT,
-            )
-        )
+        result = run_on_repo(task.task, task_settings, repo)
         try:
             verdict = fix_check(task.module, task.probe)(Outcome(result, repo))
         except Exception as exc:  # a checker that cannot decide counts as a failure

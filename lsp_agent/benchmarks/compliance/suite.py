@@ -170,14 +170,30 @@ def write_mcp_config(path: Path) -> str:
     return str(path)
 
 
-def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRecord:
-    """One run of `level` on a fresh fixture repository; `model=None` builds it from settings
-    (what a model server refuses is learnt once per process: `agent.services`)."""
+def run_on_repo(task: str, settings: Settings, repo: Path, model: Any = None) -> JobResult:
+    """`task` run on `repo`'s files as `lsp-agent run --yes` runs it (every approval granted);
+    `model=None` builds the model from `settings`."""
     from lsp_agent.agent.runtime import run_job
     from tools.approval_gate import AutoApprove
     from tools.patches import DiskPatchWriter
     from tools.workspace import DiskWorkspace
 
+    return run_job(
+        JobRequest(
+            task,
+            settings,
+            DiskWorkspace(repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(repo),
+            client=JOB_CLIENT,
+            model=model,
+        )
+    )
+
+
+def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRecord:
+    """One run of `level` on a fresh fixture repository; `model=None` builds it from settings
+    (what a model server refuses is learnt once per process: `agent.services`)."""
     with tempfile.TemporaryDirectory(prefix="lsp-agent-compliance-") as tmp:
         repo = make_fixture_repo(Path(tmp).resolve() / "stockroom", dict(level.files))
         mcp_config = write_mcp_config(Path(tmp) / "mcp.json") if level.mcp else ""
@@ -187,17 +203,7 @@ def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRe
             check_command=level.check_command,
             mcp_config=mcp_config,
         )
-        result = run_job(
-            JobRequest(
-                level.task,
-                level_settings,
-                DiskWorkspace(repo),
-                approvals=AutoApprove(),
-                writer=DiskPatchWriter(repo),
-                client=JOB_CLIENT,
-                model=model,
-            )
-        )
+        result = run_on_repo(level.task, level_settings, repo, model)
         try:
             verdict = level.check(Outcome(result, repo))
         except Exception as exc:  # a checker that cannot decide counts as a failure

@@ -8,9 +8,8 @@ import hashlib
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 
 from lsp_agent.models.embedded.hub import HubModelError, parse_hub_name
 from lsp_agent.models.embedded.loader import embedded_gguf
+from tests.http_stub import serving
 
 REPO, FILE = "stub-owner/tiny-gguf", "SmolLM2-135M-Instruct.Q4_1.gguf"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -55,13 +55,8 @@ def hub() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *args: Any) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
+    with serving(Handler) as base:
+        yield base, seen
 
 
 SCRIPT = """

@@ -80,7 +80,7 @@ def job_notes(context: ToolContext, step: int, max_steps: int) -> str:
     """The note after the history: the patches so far, what to do next, steps left."""
     patches = context.patches
     latest = patches.latest()
-    hint = next_step(latest.id, latest.status) if latest else ""
+    hint = next_step(latest.id, latest.status, latest.check) if latest else ""
     return step_notes(step, max_steps, patches.summary(), hint)
 
 

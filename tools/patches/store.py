@@ -209,11 +209,20 @@ def check_fact(check: object | None) -> str:
     return words
 
 
-def next_step(patch_id: str, status: PatchStatus) -> str:
+def next_step(patch_id: str, status: PatchStatus, check: object | None = None) -> str:
     """What to do after the latest patch, for the step notes. Small models otherwise re-show
     or re-propose a patch in a loop (SmolLM2-135M: 0/10 demo runs without this line, 10/10
     with it), and ask again for a patch the user rejected: a patch that cannot be applied
-    any more is never offered again."""
+    any more is never offered again. A proposed patch whose check broke tests is not
+    offered for applying (Qwen2.5-Coder-1.5B applied such patches to the test file on 11 of
+    12 bug-fix tasks, told "Next: apply it")."""
+    broken = getattr(check, "broken", ())
+    if status == "proposed" and broken:
+        return (
+            f"{patch_id}'s check broke {len(broken)} passing tests: do not apply it. Next: read "
+            "the code the failing test calls and propose a different change there, or call "
+            "final_answer and say what you found."
+        )
     if status == "proposed":
         return f'Next: apply it with apply_patch(patch_id="{patch_id}").'
     if status == "applied":

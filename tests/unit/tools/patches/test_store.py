@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -195,6 +196,12 @@ def test_rebase_onto_a_conflicting_edit(tmp_repo: Path) -> None:
 
 def test_next_step_never_offers_a_patch_that_cannot_be_applied() -> None:
     assert next_step("p1", "proposed") == 'Next: apply it with apply_patch(patch_id="p1").'
+    # a patch whose check broke passing tests is not offered for applying
+    broke = SimpleNamespace(check_status="failed", fixed=(), broken=("t::a",))
+    note = next_step("p1", "proposed", broke)
+    assert "broke 1 passing tests: do not apply it" in note and "apply_patch(" not in note
+    passed = SimpleNamespace(check_status="passed", fixed=("t::a",), broken=())
+    assert "apply_patch(" in next_step("p1", "proposed", passed)
     assert "final_answer" in next_step("p1", "applied")
     for status in ("rejected", "failed", "stale"):
         note = next_step("p2", status)

@@ -1,12 +1,14 @@
 """The language server: thin handlers that take the server first and delegate to modules.
 
 Features: `textDocument/codeAction` (`lsp_agent.lsp.code_actions`), the `lspAgent.*` commands
-(`lsp_agent.lsp.commands`, run by `lsp_agent.lsp.job_host`), progress cancel, and document sync
-into `lsp_agent.lsp.buffers`. Malformed requests are answered by `lsp_agent.lsp.protocol`.
+(`lsp_agent.lsp.commands`, run by `lsp_agent.lsp.job_host`; undo: `lsp_agent.lsp.job_undo`),
+progress cancel, and document sync into `lsp_agent.lsp.buffers`. Malformed requests are
+answered by `lsp_agent.lsp.protocol`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import threading
@@ -298,6 +300,12 @@ def cmd_status(ls: LspAgentServer, *ignored: object) -> Any:
     return _command(lambda: {**ls.host.status(), "warmUp": ls.warm_up_state})
 
 
+async def cmd_undo(ls: LspAgentServer, *args: Any) -> Any:
+    """`lspAgent.undo {jobId?}`: waits for the editor's answer off the event loop."""
+    job_id = _command(lambda: commands.parse_undo(args))
+    return await asyncio.to_thread(_command, lambda: ls.host.undo(job_id))
+
+
 def cmd_prepare(ls: LspAgentServer, *ignored: object) -> Any:
     """`lspAgent.prepare` takes no argument: the workspace's declared dependencies."""
     return _command(lambda: ls.prepare_flow.start(ls.workspace_root))
@@ -340,6 +348,7 @@ def create_server(runner: Callable[[], JobRunner] | None = None) -> LspAgentServ
         (commands.REJECT, cmd_reject),
         (commands.STATUS, cmd_status),
         (commands.PREPARE, cmd_prepare),
+        (commands.UNDO, cmd_undo),
     ):
         server.command(name)(handler)
     return server

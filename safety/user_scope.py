@@ -42,9 +42,14 @@ def user_config_file(environ: Mapping[str, str]) -> Path | None:
     return None if base is None else base / CONFIG_NAME
 
 
+def user_data_dir(environ: Mapping[str, str]) -> Path | None:
+    """`$XDG_DATA_HOME/lsp-agent` (None when neither it nor HOME is set)."""
+    return _base_dir(environ, "XDG_DATA_HOME", ".local/share")
+
+
 def trust_store_file(environ: Mapping[str, str]) -> Path | None:
     """`$XDG_DATA_HOME/lsp-agent/trusted-env.json` (None when neither it nor HOME is set)."""
-    base = _base_dir(environ, "XDG_DATA_HOME", ".local/share")
+    base = user_data_dir(environ)
     return None if base is None else base / TRUST_NAME
 
 

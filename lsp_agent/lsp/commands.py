@@ -137,7 +137,7 @@ def parse_job_id(args: Sequence[Any], command: str = CANCEL) -> int:
 
 def parse_undo(args: Sequence[Any]) -> int | None:
     """The job id of `lspAgent.undo`'s arguments; None (the last job) when none is given."""
-    if not args or (len(args) == 1 and args[0] is None):
+    if not args or (len(args) == 1 and args[0] in (None, [])):  # Lua's {} is sent as []
         return None
     first = args[0]
     if len(args) == 1 and isinstance(first, dict) and first.get("jobId") is None:

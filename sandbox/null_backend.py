@@ -116,4 +116,5 @@ def check_in_memory(
         backend=backend,
         available=False,
         files=parsed.paths,
+        unavailable_reason=reason,
     )

@@ -28,6 +28,7 @@ from lsp_agent.agent.prompts import small_model_templates, step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import action_messages, memory_messages
 from lsp_agent.models.tool_schemas import compact_tool_schemas
+from safety.truncation import shorten_line
 from tools.base import AgentTool, ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patches import next_step
@@ -116,8 +117,7 @@ def summarize_observation(text: str, limit: int = 160) -> str:
             line = stripped
     else:
         line = stripped
-    first = line.splitlines()[0] if line else ""
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+    return shorten_line(line.splitlines()[0] if line else "", limit)
 
 
 def is_error_observation(text: str) -> bool:

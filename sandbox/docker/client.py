@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -38,9 +39,7 @@ def connect(timeout_s: float = 10.0) -> Any:
     try:
         client = docker.from_env(timeout=int(max(1.0, timeout_s)))
     except DockerException as exc:
-        raise EngineUnavailable(
-            f"cannot reach the Docker engine ({_first_line(exc)}): install and start Docker"
-        ) from exc
+        raise EngineUnavailable(unreachable(exc)) from exc
     remote = remote_engine(client)
     if remote is not None:
         client.close()
@@ -87,6 +86,24 @@ def engine_reachable(timeout_s: float = 5.0) -> bool:
         return False
     client.close()
     return True
+
+
+def unreachable(exc: BaseException) -> str:
+    """Why the engine cannot be reached, said plainly, with the one command that fixes it."""
+    text = str(exc)
+    if "Permission denied" in text or "PermissionError" in text:
+        return (
+            "this user may not use the Docker engine (permission denied on its socket): "
+            "`sudo usermod -aG docker $USER`, then log in again"
+        )
+    if any(sign in text for sign in ("No such file", "FileNotFoundError", "Connection refused")):
+        if shutil.which("dockerd") is None and shutil.which("docker") is None:
+            return (
+                "Docker is not installed: `sudo apt-get install docker.io` (Debian, Ubuntu; "
+                "Docker Desktop on macOS and Windows)"
+            )
+        return "the Docker engine is not running: `sudo systemctl start docker`"
+    return f"cannot reach the Docker engine ({_first_line(exc)}): install and start Docker"
 
 
 def _first_line(exc: BaseException) -> str:

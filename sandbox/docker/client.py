@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 from typing import Any
+
+from safety.host_env import user_environ
+from safety.host_process import vetted_environ
 
 logger = logging.getLogger(__name__)
 
@@ -33,11 +35,11 @@ def connect(timeout_s: float = 10.0) -> Any:
         from docker.errors import DockerException
     except ImportError as exc:  # pragma: no cover - docker is a declared dependency
         raise EngineUnavailable(f"the docker Python package is missing ({exc})") from exc
-    remote = remote_address(os.environ.get("DOCKER_HOST", ""))
+    remote = remote_address(user_environ().get("DOCKER_HOST", ""))
     if remote is not None:
         raise RemoteEngine(f"the Docker engine at {remote} is not on this machine: {LOCAL_ONLY}")
     try:
-        client = docker.from_env(timeout=int(max(1.0, timeout_s)))
+        client = docker.from_env(timeout=int(max(1.0, timeout_s)), environment=dict(user_environ()))
     except DockerException as exc:
         raise EngineUnavailable(unreachable(exc)) from exc
     remote = remote_engine(client)
@@ -59,7 +61,7 @@ def remote_engine(client: Any) -> str | None:
     """The engine's address when it is not on this machine (None for a local engine)."""
     base_url = str(getattr(getattr(client, "api", client), "base_url", ""))
     if base_url.startswith("http+docker://") and base_url.endswith("://ssh"):
-        return os.environ.get("DOCKER_HOST") or base_url  # docker-py's name for ssh://
+        return user_environ().get("DOCKER_HOST") or base_url  # docker-py's name for ssh://
     return remote_address(base_url)
 
 
@@ -97,7 +99,8 @@ def unreachable(exc: BaseException) -> str:
             "`sudo usermod -aG docker $USER`, then log in again"
         )
     if any(sign in text for sign in ("No such file", "FileNotFoundError", "Connection refused")):
-        if shutil.which("dockerd") is None and shutil.which("docker") is None:
+        path = vetted_environ().get("PATH", "")
+        if not any(shutil.which(name, path=path) for name in ("dockerd", "docker")):
             return (
                 "Docker is not installed: `sudo apt-get install docker.io` (Debian, Ubuntu; "
                 "Docker Desktop on macOS and Windows)"

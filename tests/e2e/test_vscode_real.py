@@ -331,6 +331,20 @@ def test_cancel_from_the_status_bar_stops_the_job(vscode: Session) -> None:
     assert data["disk_after_bytes_equal"] is True
 
 
+def test_undo_on_the_done_message_puts_the_file_back(vscode: Session) -> None:
+    data = vscode.scenario("undo_button")
+    assert "changed pkg/calc.py" in data["done"]
+    assert data["done_buttons"] == ["Undo"]
+    assert "undid job" in data["undone"] and "restores pkg/calc.py" in data["undone"]
+    assert data["disk_after"] == ORIGINAL
+
+
+def test_undo_last_job_from_the_palette(vscode: Session) -> None:
+    data = vscode.scenario("undo_palette")
+    assert "undid job" in data["undone"]
+    assert data["disk_after"] == ORIGINAL
+
+
 def test_a_user_setting_reaches_the_server(vscode: Session) -> None:
     data = vscode.scenario("setting")
     assert "answered by the second model" in data["answer"]

@@ -15,6 +15,8 @@ import {
   LanguageClient,
   type LanguageClientOptions,
   RevealOutputChannelOn,
+  ShowMessageNotification,
+  type ShowMessageParams,
   State,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
@@ -31,9 +33,14 @@ import {
   chooseCancelTarget,
   type JobId,
   jobIdOf,
+  jobOfMessage,
   RUN_COMMAND,
   STATUS_COMMAND,
   summariseStatus,
+  UNDO,
+  UNDO_COMMAND,
+  undoableFiles,
+  undoArgs,
 } from './jobs';
 import { createMiddleware } from './middleware';
 import { DiffPatchReview } from './patchReview';
@@ -95,6 +102,7 @@ export class AgentController implements vscode.Disposable {
       this.review,
       vscode.commands.registerCommand('lspAgent.runTask', () => this.runTask()),
       vscode.commands.registerCommand('lspAgent.cancelTask', () => this.cancel()),
+      vscode.commands.registerCommand('lspAgent.undoLastJob', () => this.undo()),
       vscode.commands.registerCommand('lspAgent.showStatus', () => this.showStatus()),
       vscode.commands.registerCommand('lspAgent.openPhoenix', () => this.openPhoenix()),
       vscode.commands.registerCommand('lspAgent.restartServer', () => this.restart('manual')),
@@ -257,6 +265,9 @@ export class AgentController implements vscode.Disposable {
     };
 
     const client = new AgentLanguageClient('lspAgent', 'LSP Agent', spawnServer, clientOptions);
+    // In place of the client's own window/showMessage handler (registered before ours): the
+    // same notifications, with an Undo button on a job's done message when it changed files.
+    client.onNotification(ShowMessageNotification.type, (message) => void this.showServerMessage(client, message));
     // The extension asks for the task of `Agent: ask…` (middleware.executeCommand), so the
     // server may offer that action: `capabilities.experimental.lspAgent.prompt`.
     client.registerFeature({
@@ -443,6 +454,44 @@ export class AgentController implements vscode.Disposable {
     }
   }
 
+  /** A server message as the client would show it; a job's last word gets an Undo button when
+   * the job changed files. */
+  private async showServerMessage(client: LanguageClient, message: ShowMessageParams): Promise<void> {
+    const show =
+      message.type === 1
+        ? vscode.window.showErrorMessage
+        : message.type === 2
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    const jobId = jobOfMessage(message.message);
+    let files: string[] = [];
+    if (jobId !== undefined) {
+      try {
+        files = undoableFiles(await this.serverStatus(client), jobId);
+      } catch (error) {
+        this.output.warn(`lspAgent.status failed: ${errorText(error)}`);
+      }
+    }
+    if (files.length === 0) {
+      void show(message.message);
+      return;
+    }
+    const choice = await show(`${message.message} (changed ${files.join(', ')})`, UNDO);
+    if (choice === UNDO) await this.undo(jobId);
+  }
+
+  /** `lspAgent.undo`: the server puts back what the job (default: its last one) wrote and says
+   * what it did in a message of its own. */
+  private async undo(jobId?: number): Promise<void> {
+    const client = await this.runningClient();
+    if (!client) return;
+    try {
+      await client.sendRequest(ExecuteCommandRequest.type, { command: UNDO_COMMAND, arguments: undoArgs(jobId) });
+    } catch (error) {
+      void vscode.window.showErrorMessage(`LSP Agent: undo failed: ${errorText(error)}`);
+    }
+  }
+
   private async serverStatus(client: LanguageClient): Promise<unknown> {
     return client.sendRequest(ExecuteCommandRequest.type, { command: STATUS_COMMAND, arguments: [] });
   }
@@ -535,6 +584,7 @@ export class AgentController implements vscode.Disposable {
       ...patch,
       { label: '$(play) Run task…', command: 'lspAgent.runTask' },
       ...(running ? [{ label: '$(debug-stop) Cancel', command: 'lspAgent.cancelTask' }] : []),
+      { label: '$(discard) Undo last job', command: 'lspAgent.undoLastJob' },
       { label: '$(info) Show status', command: 'lspAgent.showStatus' },
       { label: '$(link-external) Open trace in Phoenix', command: 'lspAgent.openPhoenix' },
       { label: '$(debug-restart) Restart server', command: 'lspAgent.restartServer' },

@@ -288,6 +288,38 @@ async function cancelFromStatusBar(page) {
   };
 }
 
+const DONE = /lsp-agent \(job \d+\): .*changed pkg\/calc\.py/;
+
+/** Runs the task, accepts its patch, saves; returns the job's done message. */
+async function acceptPatch(page) {
+  await runTaskFromPalette(page, 'add a comment to the return line');
+  await waitReview(page);
+  await clickToastButton(page, QUESTION, 'Accept');
+  await waitEditorText(page, 'the patched line', '# checked by lsp-agent');
+  await saveAll(page);
+  await waitDisk(spec.patched);
+  return waitToast(page, "the job's done message naming the changed file", DONE, 30000);
+}
+
+/** Waits for the server's undo message and the original text in the editor, then saves. */
+async function waitUndone(page) {
+  const undone = await waitToast(page, 'the undo message', /undid job \d+/, 30000);
+  await waitFor(
+    page,
+    'the editor to show the original line again',
+    (fnText) => {
+      // eslint-disable-next-line no-new-func
+      const texts = new Function(`return (${fnText})()`)();
+      return texts.some((t) => t.includes('return a + b') && !t.includes('# checked')) ? 'original' : false;
+    },
+    20000,
+    editorTexts.toString(),
+  );
+  await saveAll(page);
+  await waitDisk(spec.original);
+  return { undone: undone.message, disk_after: fs.readFileSync(spec.file, 'utf8') };
+}
+
 const bytesEqual = () => fs.readFileSync(spec.file).equals(Buffer.from(spec.original, 'utf8'));
 
 // ---- scenarios ----------------------------------------------------------------------------------
@@ -460,6 +492,21 @@ const scenarios = {
     } finally {
       fs.writeFileSync(spec.scripts.patch, saved);
     }
+  },
+
+  async undo_button(page) {
+    // A job that changed a file ends with an Undo button on its done message.
+    const done = await acceptPatch(page);
+    await shot(page, 'done-with-undo.png');
+    await clickToastButton(page, DONE, 'Undo');
+    return { done: done.message, done_buttons: done.buttons, ...(await waitUndone(page)) };
+  },
+
+  async undo_palette(page) {
+    await acceptPatch(page);
+    await clearNotifications(page);
+    await palette(page, 'LSP Agent: Undo last job');
+    return waitUndone(page);
   },
 
   async setting(page) {

@@ -33,6 +33,7 @@ from lsp_agent.lsp.documents import StrippedLines, use_line_documents
 from lsp_agent.lsp.jobs import JobRefused
 from lsp_agent.lsp.project_prepare import PrepareFlow
 from lsp_agent.lsp.protocol import AgentProtocol
+from lsp_agent.lsp.warm_up_gate import WarmUpGate
 from lsp_agent.settings import IgnoredSetting, SettingProblem, Settings, load_settings
 
 if TYPE_CHECKING:
@@ -64,6 +65,9 @@ class LspAgentServer(LanguageServer):
         self._prepare: PrepareFlow | None = None
         self._last_error_shown = 0.0
         self.warm_up_state = "not started"
+        self.warm_up_gate = WarmUpGate()
+        if isinstance(self.protocol, AgentProtocol):
+            self.protocol.on_activity = self.warm_up_gate.touch
         commands.register_argument_types(self.protocol._converter)
 
     @property
@@ -134,7 +138,9 @@ class LspAgentServer(LanguageServer):
             )
 
     def report_policy_warnings(self) -> None:
-        """Tell the editor, once, what the workspace's policy file tried and was refused."""
+        """Tell the editor, once, what the workspace's policy file tried and was refused.
+
+        Any thread: loading the policy takes 0.1-0.2 s, which the event loop must not wait."""
         if self.workspace_root is None:
             return
         from safety.policy import workspace_policy_warnings
@@ -145,10 +151,11 @@ class LspAgentServer(LanguageServer):
                 continue
             self.notices_shown.add(warning)
             log.warning("%s", warning)
-            self.window_show_message(
+            self.bridge.notify(
+                types.WINDOW_SHOW_MESSAGE,
                 types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"lsp-agent: {warning}"
-                )
+                ),
             )
 
 
@@ -198,25 +205,39 @@ def on_initialize(ls: LspAgentServer, params: types.InitializeParams) -> None:
 
 def on_initialized(ls: LspAgentServer, params: types.InitializedParams) -> None:
     ls.report_settings_errors()
-    ls.report_policy_warnings()
-    if ls.runner is None:  # the real runtime; an injected one (tests) needs no warm-up
+    warm = ls.runner is None  # the real runtime; an injected one (tests) needs no warm-up
+    if warm:
         ls.warm_up_state = "running"
-        threading.Thread(
-            target=_warm_up, args=(ls, ls.settings), name="lsp-agent-warm-up", daemon=True
-        ).start()
+    threading.Thread(
+        target=_after_start, args=(ls, ls.settings, warm), name="lsp-agent-warm-up", daemon=True
+    ).start()
+
+
+def _after_start(ls: LspAgentServer, settings: Settings, warm: bool) -> None:
+    """Off the event loop: the workspace policy's warnings, then the warm-up."""
+    from lsp_agent.agent.import_slices import collection_paused, yielding_imports
+
+    try:
+        with collection_paused(), yielding_imports(ls.warm_up_gate.pause):
+            ls.report_policy_warnings()
+    except Exception:  # a bug: the log has it; the first job loads the policy and says more
+        log.exception("reading the workspace policy failed")
+    if warm:
+        _warm_up(ls, settings)
 
 
 def _warm_up(ls: LspAgentServer, settings: Settings) -> None:
     """Imports, tracing and the model client, done before the first job needs them.
 
     Meanwhile the interpreter switches threads every 0.5 ms instead of 5 ms, so the event
-    loop waits less for the GIL the imports hold: code actions stay quick during warm-up."""
+    loop waits less for the GIL the imports hold, and the warm-up pauses while messages come
+    and go (`warm_up_gate`): code actions stay quick during warm-up."""
     interval = sys.getswitchinterval()
     sys.setswitchinterval(WARM_UP_SWITCH_INTERVAL_S)
     try:
         from lsp_agent.agent.warmup import warm_up
 
-        seconds = warm_up(settings)
+        seconds = warm_up(settings, ls.warm_up_gate.pause)
     except Exception as exc:  # the first job does the same work and reports what fails
         ls.warm_up_state = "failed"
         log.warning("warm-up failed (the first job will try again): %s", exc)
@@ -224,6 +245,8 @@ def _warm_up(ls: LspAgentServer, settings: Settings) -> None:
     finally:
         sys.setswitchinterval(interval)
     ls.warm_up_state = f"done in {seconds:.1f} s"
+    if ls.warm_up_gate.paused_s >= 0.05:
+        ls.warm_up_state += f" ({ls.warm_up_gate.paused_s:.1f} s of it paused for the editor)"
     log.info("warm-up %s", ls.warm_up_state)
 
 
@@ -280,6 +303,7 @@ def _command(work: Callable[[], Any]) -> Any:
 
 
 def cmd_run(ls: LspAgentServer, request: commands.RunRequest) -> Any:
+    ls.warm_up_gate.open()  # the job needs what the warm-up loads: no more pauses
     return _command(lambda: ls.host.run(request))
 
 

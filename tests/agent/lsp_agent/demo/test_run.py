@@ -127,3 +127,21 @@ def test_the_embedded_model_fixes_the_defect_for_real() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "(model: embedded)" in out.stdout
     assert "Result: FIXED" in out.stdout
+
+
+def test_a_missing_docker_engine_is_said_plainly_with_the_command_that_fixes_it(
+    tmp_path: Path,
+) -> None:
+    env = {"SANDBOX_BACKEND": "auto", "DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"}
+    out = run_demo("--model", scripted(tmp_path, FIX), env=env)
+    text = out.stdout
+    assert out.returncode == 0, text + out.stderr
+    (line,) = [line for line in text.splitlines() if line.strip().startswith("sandbox:")]
+    assert "sandbox: unavailable." in line
+    assert "`sudo systemctl start docker`" in line or "`sudo apt-get install docker.io`" in line
+    assert "Connection aborted" not in text and "FileNotFoundError" not in text
+    # said once, not nested, and never cut inside a word
+    assert "check: unavailable (the diff applies" not in text
+    for cut in re.findall(r"(\S*)…", text):
+        assert cut == "" or any(word == cut for word in re.findall(r"\S+", text.replace("…", " ")))
+    assert "Result: FIXED" in text

@@ -21,8 +21,7 @@ from typing import Any
 from rich.console import Console
 
 from lsp_agent.cli.terminal_text import inert
-from safety.host_env import user_environ
-from safety.user_scope import user_data_dir
+from safety.user_scope import data_dir
 from tools.patches import DiskPatchWriter, WriteJournal, Written, plan_undo, workspace_reader
 from tools.workspace import DiskWorkspace
 
@@ -72,7 +71,7 @@ class LastRun:
 
 
 def _runs_dir() -> Path | None:
-    base = user_data_dir(user_environ())
+    base = data_dir()
     return None if base is None else base / "runs"
 
 

@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ from tools.approval_gate import ApprovalAsk, StoreGate
 log = logging.getLogger(__name__)
 
 APPLY, SHOW_DIFF, REJECT, RUN = "Apply", "Show diff", "Reject", "Run"
+KEEP = "Keep note"
 PREVIEW_APPROVER = "editor preview"
 
 PendingHook = Callable[[ApprovalRequest, ApprovalAsk], None]
@@ -48,29 +50,23 @@ def _outcome(status: Status, by: str, reason: str) -> Outcome:
     return Outcome("none", status, by=by, reason=reason, at=time.time())
 
 
+@dataclass(eq=False)
 class EditorApprovalGate:
     """The `ApprovalGate` of one job in the editor."""
 
-    def __init__(
-        self,
-        store: ApprovalStore,
-        client: EditorClient,
-        options: ApprovalOptions,
-        *,
-        cancel: threading.Event,
-        diff_dir: Path,
-        on_pending: PendingHook | None = None,
-        workspace: str | None = None,
-    ) -> None:
-        self.store = store
-        self.client = client
-        self.options = options
-        self.cancel = cancel
-        self.diff_dir = diff_dir
-        self.on_pending = on_pending
-        self.request_ids: list[str] = []
+    store: ApprovalStore
+    client: EditorClient
+    options: ApprovalOptions
+    _: KW_ONLY
+    cancel: threading.Event
+    diff_dir: Path
+    on_pending: PendingHook | None = None
+    workspace: str | None = None
+    request_ids: list[str] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
         self._store_gate = StoreGate(
-            store, self._present, timeout_s=options.timeout_s, workspace=workspace
+            self.store, self._present, timeout_s=self.options.timeout_s, workspace=self.workspace
         )
 
     def ask(self, ask: ApprovalAsk) -> Outcome:
@@ -100,7 +96,8 @@ class EditorApprovalGate:
 
     def _ask_user(self, request: ApprovalRequest, ask: ApprovalAsk) -> None:
         patch = ask.kind is ApprovalKind.PATCH
-        actions = [APPLY, SHOW_DIFF, REJECT] if patch else [RUN, REJECT]
+        yes = KEEP if ask.kind is ApprovalKind.MEMORY_NOTE else RUN
+        actions = [APPLY, SHOW_DIFF, REJECT] if patch else [yes, REJECT]
         detail = visible(shorten(ask.details, 160)) if ask.details else ""
         message = f"lsp-agent ({request.id}): {visible(ask.summary)}?" + (
             f"\n{detail}" if detail else ""
@@ -124,7 +121,7 @@ class EditorApprovalGate:
             return
         answer = future.result()
         title = getattr(answer, "title", None)
-        if title in (APPLY, RUN):
+        if title in (APPLY, RUN, KEEP):
             self.store.approve(request.id, by="editor dialog")
         elif title == SHOW_DIFF:
             self._show_diff(request, ask)

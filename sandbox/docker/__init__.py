@@ -8,13 +8,13 @@
   for the check driver and the code runner;
 - `hardening`: the containers' confinement, in one place;
 - `image` and `image_builder`: the content-versioned image and its offline builder;
-- `repo_view` and `repo_secrets`: how a container sees the repository (as its owner,
-  copy-on-write, without secrets).
+- `repo_view`, `repo_secrets` and `git_view`: how a container sees the repository (as its
+  owner, copy-on-write, without secrets; its `.git` a new repository of HEAD alone).
 
 Outside this folder, import from `sandbox.docker` only.
 """
 
-from sandbox.docker.attached_stream import AttachedStream
+from sandbox.docker.attached_stream import AttachedStream, start_attached
 from sandbox.docker.client import BUILD_HINT, EngineUnavailable, RemoteEngine, connect
 from sandbox.docker.docker_engine import DockerEngine
 from sandbox.docker.engine import (
@@ -70,4 +70,5 @@ __all__ = [
     "host_config_options",
     "image_exists",
     "image_tag",
+    "start_attached",
 ]

@@ -34,8 +34,8 @@ from tools.patches.model import (
     HunkSpan,
     PatchError,
     PatchResult,
+    lines_with_ends,
     render_unified_diff,
-    split_lines,
     unified_hunks,
 )
 from tools.patches.search_replace import (
@@ -78,6 +78,7 @@ __all__ = [
     "apply_search_replace",
     "hunks_in",
     "is_stale",
+    "lines_with_ends",
     "next_step",
     "parse_diff",
     "plan_undo",
@@ -85,7 +86,6 @@ __all__ = [
     "render_unified_diff",
     "search_replace",
     "search_replace_diff",
-    "split_lines",
     "unified_hunks",
     "workspace_reader",
 ]

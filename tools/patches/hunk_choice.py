@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from tools.patches.model import FilePatch, split_lines
+from tools.patches.model import FilePatch, lines_with_ends
 
 __all__ = ["hunks_in"]
 
@@ -17,8 +17,8 @@ __all__ = ["hunks_in"]
 def hunks_in(file: FilePatch, text: str) -> tuple[int, ...] | None:
     """The numbers (1-based) of `file`'s hunks that `text` holds, when `text` is the
     file's `before` with exactly those hunks applied; None when it is anything else."""
-    before = split_lines(file.before or "")
-    after = split_lines(file.after or "")
+    before = lines_with_ends(file.before or "")
+    after = lines_with_ends(file.after or "")
     spans = [
         (max(span.old_start - 1, 0) if span.old_len else span.old_start, span)
         for span in file.hunks
@@ -34,7 +34,7 @@ def hunks_in(file: FilePatch, text: str) -> tuple[int, ...] | None:
         )
         position = start + span.old_len
     gaps.append(before[position:])
-    lines = split_lines(text)
+    lines = lines_with_ends(text)
 
     @cache
     def match(index: int, at: int) -> tuple[int, ...] | None:

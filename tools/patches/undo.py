@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from safety.unified_diff import DiffHunk, DiffLine, FileDiff, ParsedDiff, PatchError, apply_to_texts
-from tools.patches.model import CONTEXT_LINES, FilePatch, PatchResult, split_lines
+from tools.patches.model import CONTEXT_LINES, FilePatch, PatchResult, lines_with_ends
 from tools.patches.writer import PatchWriter, WriteOutcome
 from tools.workspace import Workspace
 
@@ -151,7 +151,7 @@ class UndoPlan:
 
 def _hunks(old: str, new: str) -> tuple[DiffHunk, ...]:
     """The hunks turning `old` into `new` (the canonical diff's grouping, as parsed hunks)."""
-    a, b = split_lines(old), split_lines(new)
+    a, b = lines_with_ends(old), lines_with_ends(new)
     hunks = []
     for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(CONTEXT_LINES):
         lines: list[DiffLine] = []

@@ -429,7 +429,7 @@ def describe() -> list[tuple[str, str, str, bool]]:
 
 
 def markdown_table() -> str:
-    """The README's configuration table, generated from the settings object."""
+    """The settings table of docs/configuration.md, generated from the settings object."""
     lines = ["| Key | Default | Scope | Meaning |", "| --- | --- | --- | --- |"]
     for key, default, doc, user_only in describe():
         scope = "user" if user_only else "any"

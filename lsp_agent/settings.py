@@ -35,6 +35,7 @@ from dotenv import dotenv_values
 from safety.user_scope import TrustStore, user_config_file
 
 if TYPE_CHECKING:
+    from lsp_agent.completion.config import CompletionConfig
     from sandbox.config import SandboxConfig
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -156,6 +157,20 @@ def _url(raw: str) -> str:
     return text
 
 
+def _completion_model(raw: str) -> str:
+    """Empty (completions off) or a model id one of the completion backends serves."""
+    text = raw.strip()
+    if not text:
+        return ""
+    from lsp_agent.completion.config import MODEL_ID_FORMS, CompletionModelError, backend_kind
+
+    try:
+        backend_kind(text)
+    except CompletionModelError:
+        raise _Invalid(MODEL_ID_FORMS) from None
+    return text
+
+
 def _comma_list(raw: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
@@ -266,6 +281,37 @@ class Settings:
         "Comma-separated helper agents the main agent may call as tools (`explorer`: read-only).",
     )
     agent_memory: bool = _user(False, _boolean, "Remember facts about the repository between jobs.")
+    completion_model_id: str = _user(
+        "",
+        _completion_model,
+        "Inline completions (ghost text) from this model; empty = off. `embedded[:NAME|:PATH]` "
+        "(in-process, shares the agent's copy), `openai/<name>` (llama.cpp `llama-server`, "
+        "its `/infill`) or `ollama/<name>`.",
+    )
+    completion_api_base: str = _user(
+        "",
+        _url_or_empty,
+        "Server for inline completions; empty = the default (llama-server "
+        "http://127.0.0.1:8080, Ollama http://localhost:11434).",
+    )
+    completion_max_tokens: int = _field(
+        128, _int_in(1, 2048), "Most tokens one inline completion may have."
+    )
+    completion_prompt_ms: int = _field(
+        0,
+        _int_in(0, 600_000),
+        "Time budget for reading a completion's prompt; past it the request answers nothing "
+        "and the next one goes on from there (0 = no limit).",
+    )
+    completion_predict_ms: int = _field(
+        1000,
+        _int_in(0, 600_000),
+        "Time budget for writing a completion: past it, it ends at the next line break "
+        "(0 = no limit).",
+    )
+    completion_debounce_ms: int = _field(
+        100, _int_in(0, 10_000), "Wait this long after a keystroke before asking the model."
+    )
 
     @staticmethod
     def env_key(name: str) -> str:
@@ -285,6 +331,20 @@ class Settings:
         if self.model_id.startswith(("ollama/", "ollama_chat/")):
             return "http://localhost:11434"
         return ""
+
+    def completion_config(self) -> CompletionConfig:
+        """The inline-completion component's own config object, built from these settings."""
+        from lsp_agent.completion.config import CompletionConfig
+
+        return CompletionConfig(
+            model_id=self.completion_model_id,
+            api_base=self.completion_api_base,
+            max_tokens=self.completion_max_tokens,
+            prompt_ms=self.completion_prompt_ms,
+            predict_ms=self.completion_predict_ms,
+            debounce_ms=self.completion_debounce_ms,
+            agent_num_ctx=self.model_num_ctx,
+        )
 
     def sandbox_config(self) -> SandboxConfig:
         """The sandbox's own config object, built from these settings."""

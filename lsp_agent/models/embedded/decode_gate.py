@@ -1,0 +1,111 @@
+"""One decode step at a time on one model's weights: typing goes first, the agent is never shut out.
+
+The agent and inline completions use two llama.cpp contexts of the same loaded model. Both
+decode on the same few cores, so running them together only slows both; the gate lets one
+`llama_decode` call (a step: one batch of prompt tokens, or one generated token) run at a time
+and chooses who goes next:
+
+- a waiting completion step goes before a waiting agent step: a keystroke's completion waits
+  at most for the agent step already running;
+- the agent is owed the next step when a completion request ends while it waits, and when
+  completion steps have run back to back for longer than `fair_after_s` while it waited; so
+  completions hold the agent up for at most that long at a time, and typing without pause
+  cannot starve it.
+
+A completion request marks its end with `request_done()`. `history` (when given a list)
+records the order of steps as `("agent" | "completion", "start" | "end")` pairs (tests).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+Lane = Literal["agent", "completion"]
+FAIR_AFTER_S = 1.0
+
+
+class DecodeGate:
+    """The scheduling rule above, for any number of threads in two lanes."""
+
+    def __init__(
+        self,
+        *,
+        fair_after_s: float = FAIR_AFTER_S,
+        clock: Callable[[], float] = time.monotonic,
+        history: list[tuple[Lane, str]] | None = None,
+    ) -> None:
+        self.fair_after_s = fair_after_s
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._busy = False
+        self._waiting: dict[Lane, int] = {"agent": 0, "completion": 0}
+        self._agent_owed = False
+        self._completion_run_since: float | None = None
+        self.history = history
+
+    def _may_go(self, lane: Lane) -> bool:
+        if self._busy:
+            return False
+        if lane == "completion":
+            return not (self._agent_owed and self._waiting["agent"])
+        return self._agent_owed or not self._waiting["completion"]
+
+    @contextmanager
+    def step(self, lane: Lane) -> Iterator[None]:
+        """Hold the model for one decode call of `lane`."""
+        with self._cond:
+            self._waiting[lane] += 1
+            try:
+                while not self._may_go(lane):
+                    self._cond.wait()
+            finally:
+                self._waiting[lane] -= 1
+            self._busy = True
+            self._record(lane, "start")
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._busy = False
+                self._record(lane, "end")
+                self._after(lane)
+                self._cond.notify_all()
+
+    def _after(self, lane: Lane) -> None:
+        if lane == "agent":
+            self._agent_owed = False
+            self._completion_run_since = None
+            return
+        if not self._waiting["agent"]:
+            self._completion_run_since = None
+            return
+        now = self._clock()
+        if self._completion_run_since is None:
+            self._completion_run_since = now
+        elif now - self._completion_run_since >= self.fair_after_s:
+            self._agent_owed = True
+
+    def request_done(self) -> None:
+        """A completion request ended: a waiting agent gets the next step."""
+        with self._cond:
+            if self._waiting["agent"]:
+                self._agent_owed = True
+            self._completion_run_since = None
+            self._cond.notify_all()
+
+    def _record(self, lane: Lane, event: str) -> None:
+        if self.history is not None:
+            self.history.append((lane, event))
+
+    def gated(self, lane: Lane, decode: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """`decode` (a context's `decode(batch)`) taking one step of `lane` per call."""
+
+        def decode_in_turn(batch: Any) -> Any:
+            with self.step(lane):
+                return decode(batch)
+
+        return decode_in_turn

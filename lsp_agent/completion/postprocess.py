@@ -100,7 +100,9 @@ def finish(raw: str, ctx: FimContext) -> str | None:
         if first.endswith(ctx.line_suffix) and first != ctx.line_suffix:
             first = first[: len(first) - len(ctx.line_suffix)]
         lines = [first]
-    first_full = lines[0] if ctx.blank_line else ctx.line_prefix + lines[0]
+    # On a blank line the model usually writes the indentation itself.
+    wrote_indent = ctx.blank_line and lines[0][:1] in (" ", "\t")
+    first_full = lines[0] if wrote_indent else ctx.line_prefix + lines[0]
     if ctx.blank_line:
         lines[0] = _drop_typed_indent(lines[0], ctx)
     if _retypes(lines, first_full, ctx):

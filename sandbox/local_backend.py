@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from safety.git_hardening import hardened_git_env
-from sandbox import driver_steps, tracing
-from sandbox.check_command import COPY_EXCLUDES
+from sandbox import tracing
+from sandbox.checks import COPY_EXCLUDES, DriverBackedSandbox, driver_steps
 from sandbox.config import SandboxConfig
-from sandbox.driver_backend import DriverBackedSandbox
 
 logger = logging.getLogger(__name__)
 

@@ -21,8 +21,7 @@ from safety.errors import ErrorType, ToolError
 from safety.policy import CommandPolicy
 from safety.run_state import AgentState
 from tools.approval_gate import ApprovalAsk, ApprovalGate, RejectAll
-from tools.patch_store import PatchStore
-from tools.patch_writer import DiskPatchWriter, PatchWriter
+from tools.patches import DiskPatchWriter, PatchStore, PatchWriter
 
 __all__ = ["AgentTool", "ApprovalAsk", "ToolContext", "ToolFailure", "ToolLimits"]
 from tools.workspace import Workspace

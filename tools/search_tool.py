@@ -11,7 +11,6 @@ Sensitive files are excluded from the search and filtered from the results.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -21,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from safety import host_process
 from safety.errors import ErrorType
 from safety.sensitive import DEFAULT_SENSITIVE
 from safety.truncation import list_truncation_note
@@ -124,6 +124,14 @@ def python_search(
     return hits
 
 
+def ripgrep_program() -> str | None:
+    """ripgrep on the user's clean PATH (`safety.host_process`), or None without it."""
+    try:
+        return host_process.resolve_program("rg", host_process.vetted_environ())
+    except host_process.ProgramNotFound:
+        return None
+
+
 def ripgrep_argv(rg: str, pattern: str, glob: str | None) -> list[str]:
     argv = [
         rg,
@@ -183,9 +191,10 @@ def ripgrep_search(
     hits = Hits()
     timed_out = threading.Event()
     with tempfile.TemporaryFile() as errors:
-        proc = subprocess.Popen(
+        proc = host_process.popen(
             ripgrep_argv(rg, pattern, glob),
             cwd=root,
+            untrusted=[root],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=errors,
@@ -250,7 +259,7 @@ class RgSearch(AgentTool):
         cap = max(1, limits.max_list_items) * OVERALL_CAP_FACTOR
         timeout_s = limits.command_timeout_s
         started = time.monotonic()
-        rg = shutil.which("rg")
+        rg = ripgrep_program()
         hits = None
         if rg is not None:
             buffers = _open_buffers(workspace, matcher)

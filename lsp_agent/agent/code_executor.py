@@ -1,7 +1,7 @@
 """smolagents' `PythonExecutor`, with the model's code run in a Docker container, never here.
 
 smolagents' `LocalPythonExecutor` interprets the code in our process: it is not a boundary.
-This executor hands each step's code to the job's `CodeSession` (sandbox/code_session.py:
+This executor hands each step's code to the job's `CodeSession` (sandbox/code/session.py:
 a hardened container without the repository) and serves every tool call the code makes by
 calling the host's `InstrumentedTool`, so each call passes validation, policy, approval,
 truncation, redaction, loop detection and its `tool_wrapped.<name>` span exactly as in
@@ -22,7 +22,7 @@ from smolagents.tools import Tool
 from lsp_agent.agent.factory import is_error_observation
 from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
-from sandbox.code_session import CodeSession
+from sandbox.code import CodeSession
 
 log = logging.getLogger(__name__)
 

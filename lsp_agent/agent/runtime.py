@@ -20,7 +20,7 @@ from lsp_agent.agent.job_types import JobResult, JobStatus, ProgressEvent
 from lsp_agent.logging_setup import quiet_third_party_imports
 from lsp_agent.settings import Settings
 from tools.approval_gate import ApprovalGate
-from tools.patch_writer import PatchWriter
+from tools.patches import PatchWriter
 from tools.workspace import Workspace
 
 if TYPE_CHECKING:

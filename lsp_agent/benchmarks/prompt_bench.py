@@ -100,7 +100,7 @@ def code_prompt_tokens(context: Any) -> tuple[int, int]:
     from lsp_agent.agent.code_executor import SandboxedPythonExecutor
     from lsp_agent.agent.code_prompts import code_system_prompt
     from lsp_agent.testing import ScriptedModel
-    from sandbox.code_session import CodeSession
+    from sandbox.code import CodeSession
     from tools.registry import build_tools
 
     def never_started() -> Any:

@@ -149,7 +149,7 @@ def check_docker(settings: Settings) -> Check:
     required = settings.sandbox_backend == "docker"
     status = Status.FAIL if required else Status.WARN
     try:
-        from sandbox.docker_client import RemoteEngine, connect
+        from sandbox.docker import RemoteEngine, connect
 
         client = connect(timeout_s=5)
         try:
@@ -170,7 +170,7 @@ def check_docker(settings: Settings) -> Check:
 def check_sandbox_image(settings: Settings) -> Check:
     required = settings.sandbox_backend == "docker"
     try:
-        from sandbox.image import image_exists, image_tag
+        from sandbox.docker import image_exists, image_tag
 
         tag = image_tag(settings.sandbox_config())
         if image_exists(tag):

@@ -12,7 +12,7 @@ from lsp_agent.models.messages import message_text
 from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedModel
 from tools.approval_gate import AutoApprove, RejectAll
-from tools.patch_writer import DiskPatchWriter
+from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from lsp_agent.agent.code_executor import SandboxedPythonExecutor
-from sandbox.code_session import CodeSession
+from sandbox.code.session import CodeSession
 from tools.base import ToolContext
 from tools.registry import build_tools
 from tools.workspace import DiskWorkspace

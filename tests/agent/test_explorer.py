@@ -20,7 +20,7 @@ from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedModel
 from tools.approval_gate import AutoApprove
 from tools.base import ToolContext
-from tools.patch_writer import DiskPatchWriter
+from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(

@@ -17,7 +17,7 @@ from lsp_agent.models.robust import RobustModel
 from lsp_agent.settings import Settings
 from tools.approval_gate import RejectAll
 from tools.base import ToolContext
-from tools.patch_writer import DiskPatchWriter
+from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(

@@ -22,7 +22,7 @@ from lsp_agent.agent.runtime import run_agent_job
 from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedModel
 from tools.approval_gate import AutoApprove
-from tools.patch_writer import DiskPatchWriter
+from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(

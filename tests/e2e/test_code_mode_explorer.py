@@ -17,7 +17,7 @@ from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedModel
 from tests.e2e.code_mode import code_turn
 from tools.approval_gate import AutoApprove
-from tools.patch_writer import DiskPatchWriter
+from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 pytestmark = pytest.mark.docker

@@ -21,7 +21,7 @@ from lsp_agent.agent.job_types import JobResult, ProgressEvent
 from lsp_agent.settings import Settings
 from lsp_agent.testing.script import load_script
 from tools.approval_gate import ApprovalGate
-from tools.patch_writer import PatchWriter
+from tools.patches.writer import PatchWriter
 from tools.workspace import Workspace
 
 

@@ -6,7 +6,8 @@ import argparse
 
 import pytest
 
-import sandbox.image_builder as builder
+import sandbox.docker as docker_sandbox
+import sandbox.docker.image_builder as builder
 from lsp_agent.cli import sandbox_command
 
 
@@ -42,7 +43,7 @@ def test_build_runs_the_builder_and_prints_the_tag(monkeypatch, capsys):
         calls.append(kwargs)
         return builder.BuildResult("lsp-agent-sandbox:abc", True, 1.0, kwargs["method"])
 
-    monkeypatch.setattr(builder, "build_image", fake_build)
+    monkeypatch.setattr(docker_sandbox, "build_image", fake_build)
     assert sandbox_command.run(parse("build", "--dockerfile", "--force")) == 0
     assert calls[0]["method"] == "dockerfile"
     assert calls[0]["force"] is True
@@ -53,18 +54,16 @@ def test_build_failure_is_exit_1_with_the_reason(monkeypatch, capsys):
     def failing_build(**kwargs):
         raise builder.BuildError("debootstrap is not installed")
 
-    monkeypatch.setattr(builder, "build_image", failing_build)
+    monkeypatch.setattr(docker_sandbox, "build_image", failing_build)
     assert sandbox_command.run(parse("build")) == 1
     assert "debootstrap is not installed" in capsys.readouterr().err
 
 
 def test_status_without_engine_says_so(monkeypatch, capsys):
-    import sandbox.docker_client as client
-
     def no_engine(*args, **kwargs):
-        raise client.EngineUnavailable("cannot reach the Docker engine")
+        raise docker_sandbox.EngineUnavailable("cannot reach the Docker engine")
 
-    monkeypatch.setattr(client, "connect", no_engine)
+    monkeypatch.setattr(docker_sandbox, "connect", no_engine)
     monkeypatch.setenv("SANDBOX_BACKEND", "auto")
     assert sandbox_command.run(parse("status")) == 1
     out = capsys.readouterr().out

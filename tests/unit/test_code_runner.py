@@ -10,7 +10,7 @@ import io
 import json
 from typing import Any
 
-from sandbox.code_runner import MARKER, PRINT_LIMIT, BoundedOutput, Runner, ToolResult
+from sandbox.code.runner import MARKER, PRINT_LIMIT, BoundedOutput, Runner, ToolResult
 
 
 def run_runner(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -14,6 +14,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("lsp_agent", "tools", "safety", "sandbox")
 NEVER_IMPORT_LSP_AGENT = ("safety", "sandbox", "tools")
@@ -187,3 +189,31 @@ def test_front_ends_do_not_import_each_other_and_the_runtime_imports_none() -> N
         if any(target.startswith(f + ".") for f in front_ends if f != home)
     )
     assert offenders == []
+
+
+# Packages whose modules are their own: other code imports the package (its `__init__`).
+CLOSED_PACKAGES = ("safety.policy", "safety.policy.shell")
+
+
+def private_imports(edges: dict[str, set[str]], package: str) -> list[str]:
+    """Imports of a module of `package` (or of its sub-packages) from outside `package`."""
+    return sorted(
+        f"{module} imports {target}"
+        for module, targets in edges.items()
+        if module != package and not module.startswith(package + ".")
+        for target in targets
+        if target.startswith(package + ".")
+    )
+
+
+def test_the_private_import_finder_finds_one() -> None:
+    edges = {"tools.a": {"safety.policy.rules"}, "safety.policy.x": {"safety.policy.rules"}}
+    assert private_imports(edges, "safety.policy") == ["tools.a imports safety.policy.rules"]
+    assert private_imports({"tools.a": {"safety.policy"}}, "safety.policy") == []
+
+
+@pytest.mark.parametrize("package", CLOSED_PACKAGES)
+def test_closed_packages_are_imported_through_their_init(package: str) -> None:
+    edges = graph()
+    assert package in edges, "the package exists"
+    assert private_imports(edges, package) == []

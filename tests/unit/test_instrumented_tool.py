@@ -19,7 +19,7 @@ from safety.policy import CommandPolicy
 from tools.approval_gate import ApprovalAsk, AutoApprove
 from tools.base import AgentTool, ToolContext, ToolFailure, ToolLimits
 from tools.instrumented import InstrumentedTool
-from tools.patch_model import PatchError
+from tools.patches.model import PatchError
 from tools.workspace import DiskWorkspace
 
 ERROR_KEYS = {"error", "message", "tool", "context", "recovery_suggestion"}

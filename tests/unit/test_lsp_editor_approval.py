@@ -18,7 +18,7 @@ from lsp_agent.lsp.editor_writer import EditorPatchWriter
 from lsp_agent.lsp.progress import ProgressReporter
 from safety.approvals import ApprovalKind, ApprovalStore, Status
 from tools.approval_gate import ApprovalAsk
-from tools.patch_model import FilePatch, PatchResult
+from tools.patches.model import FilePatch, PatchResult
 
 T = TypeVar("T")
 

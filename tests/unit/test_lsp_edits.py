@@ -20,7 +20,7 @@ from lsp_agent.lsp.edits import (
     workspace_edit,
 )
 from tests.lsp.editor import apply_text_edits
-from tools.patch_model import FilePatch, PatchResult
+from tools.patches.model import FilePatch, PatchResult
 from tools.workspace import DiskWorkspace
 
 ENCODINGS = ["utf-16", "utf-8", "utf-32"]

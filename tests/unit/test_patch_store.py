@@ -9,7 +9,8 @@ import pytest
 
 from lsp_agent.testing.calc_repo import BROKEN_CALC_DIFF
 from safety.errors import ErrorType
-from tools.patch_store import (
+from tools.patches import PatchError, PatchResult, apply_diff
+from tools.patches.store import (
     PatchStateError,
     PatchStore,
     StoredPatch,
@@ -20,7 +21,6 @@ from tools.patch_store import (
     normalise_id,
     rebase,
 )
-from tools.patching import PatchError, PatchResult, apply_diff
 from tools.workspace import DiskWorkspace, OverlayWorkspace
 
 DIFF = BROKEN_CALC_DIFF

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tools import patch_writer
-from tools.patch_model import FilePatch, PatchResult
-from tools.patch_writer import DiskPatchWriter
-from tools.patching import apply_diff
+from tools.patches import apply_diff
+from tools.patches import writer as patch_writer
+from tools.patches.model import FilePatch, PatchResult
+from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 MULTI = """\

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from lsp_agent.testing.calc_repo import BROKEN_CALC_DIFF
 from safety.errors import ERROR_KEYS, ErrorType
-from tools.patching import (
+from tools.patches import (
     PatchError,
     PatchResult,
     apply_diff,

@@ -173,7 +173,7 @@ def test_package_exports_and_layering() -> None:
 def test_the_tool_errors_are_one_family_with_one_schema() -> None:
     from safety.errors import ToolError, ValidationError
     from tools.base import ToolFailure
-    from tools.patch_model import PatchError
+    from tools.patches.model import PatchError
 
     family = [
         ValidationError(ErrorType.INVALID_PATH, "bad path", "use a relative path", {"path": "/x"}),

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sandbox.baseline import TreeDigest
-from sandbox.check_command import COPY_EXCLUDES
+from sandbox.checks.baseline import TreeDigest
+from sandbox.checks.command import COPY_EXCLUDES
 
 
 def _repo(root: Path) -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.check_command import (
+from sandbox.checks.command import (
     AUTO_CHECK_COMMAND,
     CARGO_TEST,
     GO_TEST,
@@ -17,10 +17,10 @@ from sandbox.check_command import (
     resolve_check_command,
     toolchain_problem,
 )
+from sandbox.checks.test_results import check_run, compare, environment_problem
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from sandbox.protocol import PatchCheck
-from sandbox.test_results import check_run, compare, environment_problem
 from tests.fake_engine import FakeEngine
 
 PACKAGE = {"name": "n", "version": "1.0.0", "scripts": {"test": "node test.js"}}

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.check_command import COPY_EXCLUDES
-from sandbox.docker_engine import driver_source
-from sandbox.driver import MARKER
-from sandbox.driver_steps import Capped, run_job
+from sandbox.checks.command import COPY_EXCLUDES
+from sandbox.checks.driver import MARKER
+from sandbox.checks.driver_steps import Capped, run_job
+from sandbox.docker.docker_engine import driver_source
 from tests.repo_samples import CALC_DIFF as DIFF
 
 
@@ -180,7 +180,7 @@ def test_serve_mode_answers_each_job_and_exits_at_eof(tmp_repo, tmp_path):
 
 @pytest.mark.parametrize("argv", [["pytest"], ["python3", "-m", "pytest", "-x"]])
 def test_pytest_commands_are_recognised(argv, monkeypatch):
-    from sandbox import driver
+    from sandbox.checks import driver
 
     monkeypatch.setattr(driver.shutil, "which", lambda name: sys.executable)
     assert driver._is_pytest(argv)

@@ -101,8 +101,8 @@ def test_a_remote_engine_is_refused_plainly(tmp_repo, monkeypatch):
 
     monkeypatch.setenv("DOCKER_HOST", "tcp://build-box.invalid:2375")
     client = docker.DockerClient(base_url="tcp://build-box.invalid:2375", version="1.41")
-    from sandbox.docker_engine import DockerEngine
-    from sandbox.engine import EngineNotLocal
+    from sandbox.docker.docker_engine import DockerEngine
+    from sandbox.docker.engine import EngineNotLocal
 
     with pytest.raises(EngineNotLocal, match="only a Docker engine on this machine"):
         DockerEngine(client)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.hardening import SANDBOX_ENV, container_options, host_config_options
+from sandbox.docker.hardening import SANDBOX_ENV, container_options, host_config_options
 
 BINDS = {"/repo": {"bind": "/workspace", "mode": "ro"}}
 

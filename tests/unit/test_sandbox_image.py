@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-import sandbox.image_builder as builder
-from sandbox import image
+import sandbox.docker.image_builder as builder
 from sandbox.config import SandboxConfig
+from sandbox.docker import image
 
 
 def test_tag_is_a_twelve_hex_content_version():
@@ -47,7 +47,7 @@ def test_recipe_has_what_checks_need():
 
 
 def test_image_exists_is_false_without_an_engine(monkeypatch):
-    from sandbox.docker_client import EngineUnavailable
+    from sandbox.docker.client import EngineUnavailable
 
     def no_engine(*args, **kwargs):
         raise EngineUnavailable("no engine")
@@ -70,7 +70,7 @@ def test_offline_build_refuses_without_root(monkeypatch):
 
 
 def test_build_without_engine_is_a_build_error(monkeypatch):
-    from sandbox.docker_client import EngineUnavailable
+    from sandbox.docker.client import EngineUnavailable
 
     def no_engine(*args, **kwargs):
         raise EngineUnavailable("cannot reach the Docker engine")

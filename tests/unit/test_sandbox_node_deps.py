@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.node_deps import (
+from sandbox.project_envs.envs import plan_project, project_status
+from sandbox.project_envs.node_deps import (
     NPMJS,
     allowed_prefixes,
     declared_node,
     lock_entries,
     node_dependency_key,
 )
-from sandbox.project_envs import plan_project, project_status
 
 MINE = "https://npm.example.test/repository/npm/"
 MANIFEST = {"name": "n", "version": "1.0.0", "dependencies": {"is-number": "^7.0.0"}}

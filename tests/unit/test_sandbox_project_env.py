@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_agent.cli.project_prepare import prepare_command
-from sandbox.project_deps import declared, dependency_key
-from sandbox.project_env import download_argv, env_status, plan, ready_env
+from sandbox.project_envs.python_deps import declared, dependency_key
+from sandbox.project_envs.python_env import download_argv, env_status, plan, ready_env
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -34,7 +34,7 @@ def test_pyproject_requirements_and_test_groups_and_uv_lock_pins(tmp_path):
     assert deps.files == ["pyproject.toml", "uv.lock"]
     assert deps.requirements == [
         "pyyaml>=6",
-        "attrs; python_version >= '3.8'",
+        'attrs; python_version >= "3.8"',
         "six",
         "pytest>=7",
     ]
@@ -112,3 +112,23 @@ def test_a_refused_node_part_is_shown_before_consent_and_fails_the_command(
     err = capsys.readouterr().err
     assert "requirements: six" in err and "node refused: yarn.lock (yarn)" in err
     assert not (tmp_path / "data" / "lsp-agent" / "envs").exists()
+
+
+def test_requirements_are_rebuilt_from_their_parts_never_passed_through(tmp_path):
+    repo = write(
+        tmp_path,
+        {
+            "requirements.txt": "tools/evilpkg\n./evil\nevil.zip\n"
+            "PyYAML [CLI,Extra] >= 6 ; python_version>'3.8'\n",
+            "pyproject.toml": '[project]\nname = "x"\n'
+            'dependencies = ["six\\n./tools/evilpkg", "ok\\r", "a @ file:///x", "b==1"]\n',
+            "uv.lock": '[[package]]\nname = "../x"\nversion = "1"\nsource = { registry = "r" }\n'
+            '[[package]]\nname = "Fine_Name"\nversion = "01.0"\nsource = { registry = "r" }\n',
+        },
+    )
+    deps = declared(repo)
+    assert deps.requirements == ["ok", "b==1", 'pyyaml[cli,extra]>=6; python_version > "3.8"']
+    assert deps.constraints == ["fine-name==1.0"]  # "../x" is not a name
+    assert "pyproject.toml: 'six\\n./tools/evilpkg'" in deps.skipped
+    assert "requirements.txt: tools/evilpkg" in deps.skipped
+    assert "requirements.txt: evil.zip" in deps.skipped

@@ -28,7 +28,8 @@ def test_run_result_ok():
 
 def test_sandbox_never_imports_the_heavy_layers():
     code = (
-        "import sys, sandbox, sandbox.factory, sandbox.docker_engine, sandbox.image_builder\n"
+        "import sys, sandbox, sandbox.factory, sandbox.docker.docker_engine\n"
+        "import sandbox.docker.image_builder\n"
         "bad = [m for m in ('pygls', 'lsprotocol', 'smolagents', 'litellm') if m in sys.modules]\n"
         "print(','.join(bad))"
     )

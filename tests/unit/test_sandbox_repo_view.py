@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.docker_client import remote_engine
-from sandbox.repo_secrets import is_secret, sanitize_git_config, scan
-from sandbox.repo_view import NOBODY, build_view, container_user, overlay_possible
+from sandbox.docker.client import remote_engine
+from sandbox.docker.repo_secrets import is_secret, sanitize_git_config, scan
+from sandbox.docker.repo_view import NOBODY, build_view, container_user, overlay_possible
 
 HIDDEN = [
     ".env",
@@ -183,7 +183,7 @@ def test_remote_engines_are_recognised(base_url, remote, monkeypatch):
 
 
 def test_scratch_of_dead_processes_is_removed(tmp_path):
-    from sandbox.repo_view import SCRATCH_PREFIX, remove_orphans
+    from sandbox.docker.repo_view import SCRATCH_PREFIX, remove_orphans
 
     dead = next(pid for pid in range(4_000_000, 3_000_000, -1) if not _alive(pid))
     orphan = tmp_path / f"{SCRATCH_PREFIX}{dead}-abc"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from sandbox.protocol import PatchCheck
-from sandbox.test_results import (
+from sandbox.checks.test_results import (
     CheckRun,
     check_run,
     compare,
@@ -12,6 +11,7 @@ from sandbox.test_results import (
     parse_junit,
     with_report,
 )
+from sandbox.protocol import PatchCheck
 
 JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests">
 <testsuite name="pytest" errors="0" failures="1" skipped="1" tests="4">

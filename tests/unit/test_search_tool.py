@@ -36,7 +36,7 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
 
         monkeypatch.setattr(search_tool, "python_search", no_fallback)
     else:
-        monkeypatch.setattr(search_tool.shutil, "which", lambda name: None)
+        monkeypatch.setattr(search_tool, "ripgrep_program", lambda: None)
     return str(request.param)
 
 
@@ -207,7 +207,7 @@ def test_python_only_regex_falls_back_in_rg_mode(
 def test_fallback_skips_binary_and_large_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(search_tool.shutil, "which", lambda name: None)
+    monkeypatch.setattr(search_tool, "ripgrep_program", lambda: None)
     (tmp_path / "blob.bin").write_bytes(b"needle\x00\x01")
     (tmp_path / "huge.txt").write_text("needle\n" + "x" * search_tool.MAX_FILE_BYTES)
     (tmp_path / "ok.txt").write_text("needle\n")
@@ -239,7 +239,7 @@ def test_rg_timeout_keeps_partial_results(tmp_path: Path, monkeypatch: pytest.Mo
     slow = tmp_path / "slow-rg"
     slow.write_text('#!/bin/sh\nprintf "./a.txt\\0001:needle\\n"\nexec sleep 30\n')
     slow.chmod(0o755)
-    monkeypatch.setattr(search_tool.shutil, "which", lambda name: str(slow))
+    monkeypatch.setattr(search_tool, "ripgrep_program", lambda: str(slow))
     limits = ToolLimits(command_timeout_s=0.5)
     out = search(tmp_path, "needle", limits=limits)
     assert out.splitlines()[1] == "a.txt:1: needle"
@@ -252,7 +252,7 @@ def test_rg_timeout_without_results_is_an_error(
     slow = tmp_path / "slow-rg"
     slow.write_text("#!/bin/sh\nexec sleep 30\n")
     slow.chmod(0o755)
-    monkeypatch.setattr(search_tool.shutil, "which", lambda name: str(slow))
+    monkeypatch.setattr(search_tool, "ripgrep_program", lambda: str(slow))
     with pytest.raises(ToolFailure) as info:
         search(tmp_path, "needle", limits=ToolLimits(command_timeout_s=0.3))
     assert info.value.error_type == ErrorType.TIMEOUT

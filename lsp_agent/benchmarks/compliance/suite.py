@@ -152,7 +152,7 @@ def run_level_once(
     (`capabilities`: the suite's `CapabilityMemory`, so a server's rejections are learnt once)."""
     from lsp_agent.agent.runtime import run_agent_job
     from tools.approval_gate import AutoApprove
-    from tools.patch_writer import DiskPatchWriter
+    from tools.patches import DiskPatchWriter
     from tools.workspace import DiskWorkspace
 
     with tempfile.TemporaryDirectory(prefix="lsp-agent-compliance-") as tmp:

@@ -218,3 +218,119 @@ async def test_bad_positions_and_closed_documents_get_clear_errors(
     # A character past the end of its line means the line's end (LSP's rule).
     assert texts(await ask(client, uri, LINE, 999)) == ["math.pi * radius ** 2"]
     assert stub.calls[-1][1]["prompt"] == "    return "
+
+
+async def test_the_embedded_model_over_stdio_reads_only_new_tokens_per_keystroke(
+    raw_editor: EditorClient, workspace: Path
+) -> None:
+    client = raw_editor
+    client.init_result = await start_editor(
+        client,
+        workspace,
+        client.preset,
+        options={"COMPLETION_MODEL_ID": "embedded", "COMPLETION_DEBOUNCE_MS": 0},
+    )
+    assert client.init_result.capabilities.inline_completion_provider is not None
+    (workspace / "ops.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return \n"
+    )
+    uri = client.open("ops.py")
+    first = await ask(client, uri, 5, 11)
+    cold = (await status(client))["last"]
+    type_at(client, uri, 5, 11, "a")
+    second = await ask(client, uri, 5, 12)
+    warm = (await status(client))["last"]
+    assert cold["source"] == warm["source"] == "model"
+    assert cold["promptTokens"] > 10 and warm["promptTokens"] <= 3
+    assert isinstance(first, types.InlineCompletionList)
+
+
+def dynamic_inline_completion(capabilities: types.ClientCapabilities) -> None:
+    """What VS Code and Neovim 0.12 say: they take `client/registerCapability` for it."""
+    assert capabilities.text_document is not None
+    capabilities.text_document.inline_completion = types.InlineCompletionClientCapabilities(
+        dynamic_registration=True
+    )
+
+
+async def test_completions_turned_on_later_are_registered_dynamically(
+    raw_editor: EditorClient, workspace: Path, stub: FimStub
+) -> None:
+    client = raw_editor
+    client.init_result = await start_editor(
+        client, workspace, client.preset, tweak=dynamic_inline_completion
+    )
+    assert client.init_result.capabilities.inline_completion_provider is None
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"lspAgent": options(stub)})
+    )
+    await wait_for(lambda: client.registrations, "client/registerCapability")
+    (registration,) = client.registrations[0].registrations
+    assert registration.method == types.TEXT_DOCUMENT_INLINE_COMPLETION
+    (workspace / "geo.py").write_text(SOURCE)
+    uri = client.open("geo.py")
+    assert texts(await ask(client, uri, LINE, 11)) == ["math.pi * radius ** 2"]
+
+
+async def test_a_client_without_dynamic_registration_is_told_to_restart(
+    raw_editor: EditorClient, workspace: Path, stub: FimStub
+) -> None:
+    client = raw_editor
+    client.init_result = await start_editor(client, workspace, client.preset)
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"lspAgent": options(stub)})
+    )
+    await wait_for(lambda: any("restart" in m.message for m in client.messages), "the notice")
+    assert client.registrations == []
+
+
+async def test_a_workspace_env_file_cannot_turn_completions_on_or_send_code_elsewhere(
+    raw_editor: EditorClient, workspace: Path, stub: FimStub
+) -> None:
+    client = raw_editor
+    (workspace / ".env").write_text(
+        f"COMPLETION_MODEL_ID=openai/exfil\nCOMPLETION_API_BASE={stub.url}\n"
+    )
+    client.init_result = await start_editor(client, workspace, client.preset)
+    assert client.init_result.capabilities.inline_completion_provider is None
+    await wait_for(
+        lambda: (
+            sum("COMPLETION_" in m.message and "ignored" in m.message for m in client.messages) == 2
+        ),
+        "both keys reported as ignored",
+    )
+    uri = client.open("app.py")
+    with pytest.raises(JsonRpcException):
+        await ask(client, uri, 0, 3)
+    assert stub.calls == []
+
+
+async def test_an_unknown_completion_model_is_named_in_a_clear_message(
+    raw_editor: EditorClient, workspace: Path
+) -> None:
+    client = raw_editor
+    client.init_result = await start_editor(
+        client, workspace, client.preset, options={"COMPLETION_MODEL_ID": "gpt-4-turbo"}
+    )
+    await wait_for(lambda: any("COMPLETION_MODEL_ID" in m.message for m in client.messages), "it")
+    message = next(m.message for m in client.messages if "COMPLETION_MODEL_ID" in m.message)
+    assert "'gpt-4-turbo'" in message and "ollama/<name>" in message
+    assert client.init_result.capabilities.inline_completion_provider is None
+
+
+async def test_a_missing_embedded_model_file_is_reported_once(
+    raw_editor: EditorClient, workspace: Path, tmp_path: Path
+) -> None:
+    client = raw_editor
+    missing = tmp_path / "nowhere.gguf"
+    client.init_result = await start_editor(
+        client,
+        workspace,
+        client.preset,
+        options={"COMPLETION_MODEL_ID": f"embedded:{missing}", "COMPLETION_DEBOUNCE_MS": 0},
+    )
+    uri = client.open("app.py")
+    assert texts(await ask(client, uri, 1, 4)) == []
+    assert texts(await ask(client, uri, 1, 5)) == []
+    notices = [m.message for m in client.messages if "Inline completions" in m.message]
+    assert len(notices) == 1 and f"no GGUF file at {missing}" in notices[0], notices

@@ -194,14 +194,15 @@ def _gate_agent(loaded: LoadedModel, gate: DecodeGate) -> None:
     llama._ctx.decode = gate.gated("agent", llama._ctx.decode)
 
 
-_SHARED: dict[Path, SharedModel] = {}
+_SHARED: dict[tuple[Path, int], SharedModel] = {}
 _SHARED_LOCK = threading.Lock()
 
 
 def shared_model(path: Path, n_ctx: int) -> SharedModel:
-    """The process's shared model for `path`; its agent context has `n_ctx` tokens."""
+    """The process's shared model for `path` whose agent context has `n_ctx` tokens (the same
+    key as `load_llama`, so an agent job with that context length uses this copy)."""
     with _SHARED_LOCK:
-        shared = _SHARED.get(path)
+        shared = _SHARED.get((path, n_ctx))
         if shared is None:
-            shared = _SHARED[path] = SharedModel(load_llama(path, n_ctx))
+            shared = _SHARED[(path, n_ctx)] = SharedModel(load_llama(path, n_ctx))
         return shared

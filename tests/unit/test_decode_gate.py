@@ -1,0 +1,85 @@
+"""The decode gate: a waiting completion step goes before the agent's next step, and the agent
+is never shut out (after a completion request, or when completions ran too long)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from lsp_agent.models.embedded.decode_gate import DecodeGate, Lane
+
+
+class Agent(threading.Thread):
+    """The agent: decode steps back to back until told to stop."""
+
+    def __init__(self, gate: DecodeGate, step_s: float = 0.002) -> None:
+        super().__init__(daemon=True)
+        self.gate, self.step_s = gate, step_s
+        self.stopped = threading.Event()
+        self.inside = threading.Event()
+        self.steps = 0
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            with self.gate.step("agent"):
+                self.inside.set()
+                self.steps += 1
+                time.sleep(self.step_s)
+
+
+def starts(history: list[tuple[Lane, str]], after: int = 0) -> list[Lane]:
+    return [lane for lane, event in history[after:] if event == "start"]
+
+
+def test_a_completion_step_waits_for_the_running_agent_step_only() -> None:
+    history: list[tuple[Lane, str]] = []
+    gate = DecodeGate(history=history)
+    agent = Agent(gate)
+    agent.start()
+    for _ in range(20):  # twenty keystrokes' worth of completion steps, each while the agent runs
+        agent.inside.clear()
+        assert agent.inside.wait(10)
+        asked = len(history)
+        with gate.step("completion"):
+            pass
+        gate.request_done()
+        between = starts(history, asked)
+        assert between.index("completion") == 0, f"agent steps went first: {between}"
+    agent.stopped.set()
+    agent.join(10)
+
+
+def test_the_agent_gets_a_step_after_each_completion_request() -> None:
+    history: list[tuple[Lane, str]] = []
+    gate = DecodeGate(history=history)
+    agent = Agent(gate)
+    with gate.step("completion"):
+        agent.start()  # it waits for the completion step
+        while gate._waiting["agent"] == 0:
+            time.sleep(0.001)
+    gate.request_done()
+    with gate.step("completion"):  # the next request's first step
+        pass
+    agent.stopped.set()
+    agent.join(10)
+    assert starts(history)[:3] == ["completion", "agent", "completion"]
+
+
+def test_completions_that_run_on_owe_the_waiting_agent_a_step() -> None:
+    now = [0.0]
+    history: list[tuple[Lane, str]] = []
+    gate = DecodeGate(fair_after_s=1.0, clock=lambda: now[0], history=history)
+    agent = Agent(gate)
+    with gate.step("completion"):
+        agent.start()
+        while gate._waiting["agent"] == 0:
+            time.sleep(0.001)
+    for _ in range(10):  # one long completion: 10 steps of 0.3 s each
+        now[0] += 0.3
+        with gate.step("completion"):
+            pass
+    agent.stopped.set()
+    gate.request_done()
+    agent.join(10)
+    order = starts(history)
+    assert "agent" in order[:8], f"the agent waited through the whole completion: {order}"

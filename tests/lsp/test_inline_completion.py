@@ -243,6 +243,7 @@ async def test_the_embedded_model_over_stdio_reads_only_new_tokens_per_keystroke
     assert cold["source"] == warm["source"] == "model"
     assert cold["promptTokens"] > 10 and warm["promptTokens"] <= 3
     assert isinstance(first, types.InlineCompletionList)
+    assert isinstance(second, types.InlineCompletionList)
 
 
 def dynamic_inline_completion(capabilities: types.ClientCapabilities) -> None:

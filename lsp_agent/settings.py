@@ -343,6 +343,7 @@ class Settings:
             prompt_ms=self.completion_prompt_ms,
             predict_ms=self.completion_predict_ms,
             debounce_ms=self.completion_debounce_ms,
+            agent_model_id=self.model_id,
             agent_num_ctx=self.model_num_ctx,
         )
 

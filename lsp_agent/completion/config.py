@@ -62,9 +62,10 @@ class CompletionConfig:
     # Other open or recently edited files: how many, and how many characters of each.
     extra_files: int = 2
     extra_chars: int = 600
-    # The embedded model: tokens of its completion context, and the agent's context length
-    # (`MODEL_NUM_CTX`), so both share one loaded copy of the weights.
+    # The embedded model: tokens of its completion context, and the agent's model and context
+    # length (`MODEL_ID`, `MODEL_NUM_CTX`), so both share one loaded copy of the weights.
     context_tokens: int = 2048
+    agent_model_id: str = ""
     agent_num_ctx: int = 8192
 
     @property

@@ -16,13 +16,19 @@ from lsp_agent.completion.backends.embedded import EmbeddedBackend, _complete
 from lsp_agent.completion.config import CompletionConfig
 from lsp_agent.completion.context import build_context, choose_anchor
 from lsp_agent.models.embedded.loader import embedded_gguf
-from lsp_agent.models.embedded.model import agent_context_length
-from lsp_agent.models.embedded.sharing import AGENT_STEP_TOKENS, CompletionContext, shared_model
+from lsp_agent.models.embedded.sharing import (
+    AGENT_STEP_TOKENS,
+    CompletionContext,
+    agent_context,
+    shared_model,
+)
 
 # A context length no other test uses: this test's model copy is its own (the gate it installs
 # on the agent's context does not reach the other tests' copy).
 AGENT_CTX = 1536
-CONFIG = CompletionConfig(model_id="embedded", agent_num_ctx=AGENT_CTX, debounce_ms=0)
+CONFIG = CompletionConfig(
+    model_id="embedded", agent_model_id="embedded", agent_num_ctx=AGENT_CTX, debounce_ms=0
+)
 SOURCE = ["def add(a, b):", "    return a + b", "", "def mul(a, b):", "    return "]
 
 
@@ -36,12 +42,15 @@ def request(lines: list[str], line: int, character: int, **extra: Any) -> FimReq
 
 @pytest.fixture(scope="module")
 def context() -> CompletionContext:
-    shared = shared_model(embedded_gguf("embedded"), agent_context_length(AGENT_CTX))
+    shared = shared_model(embedded_gguf("embedded"), AGENT_CTX)
     return shared.completion_context(CONFIG.context_tokens)
 
 
 def test_one_loaded_copy_serves_the_agent_and_completions(context: CompletionContext) -> None:
-    shared = shared_model(embedded_gguf("embedded"), agent_context_length(AGENT_CTX))
+    path = embedded_gguf("embedded")
+    assert agent_context(path, "embedded", AGENT_CTX) == AGENT_CTX  # the agent's own key
+    assert agent_context(path, "ollama_chat/qwen2.5-coder:14b", AGENT_CTX) == 512
+    shared = shared_model(embedded_gguf("embedded"), AGENT_CTX)
     assert context.loaded is shared.loaded
     assert context._ctx.model is shared.loaded.llama._model  # the same llama_model: no second load
     assert shared.loaded.llama.n_batch <= AGENT_STEP_TOKENS  # short agent steps from now on
@@ -80,7 +89,7 @@ def test_cancel_stops_the_decode_loop_within_one_step(context: CompletionContext
 
 
 def test_a_completion_waits_at_most_for_the_running_agent_step(context: CompletionContext) -> None:
-    shared = shared_model(embedded_gguf("embedded"), agent_context_length(AGENT_CTX))
+    shared = shared_model(embedded_gguf("embedded"), AGENT_CTX)
     history: list[tuple[str, str]] = []
     shared.gate.history = history  # type: ignore[assignment]
     llama = shared.loaded.llama

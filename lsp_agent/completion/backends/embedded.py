@@ -27,8 +27,7 @@ from lsp_agent.completion.config import CompletionConfig
 from lsp_agent.completion.fim_prompt import fim_tokens
 from lsp_agent.completion.postprocess import stop_index
 from lsp_agent.models.embedded.loader import EmbeddedModelError, embedded_gguf
-from lsp_agent.models.embedded.model import agent_context_length
-from lsp_agent.models.embedded.sharing import CompletionContext, shared_model
+from lsp_agent.models.embedded.sharing import CompletionContext, agent_context, shared_model
 
 
 class EmbeddedBackend:
@@ -64,7 +63,9 @@ class EmbeddedBackend:
                 raise BackendUnavailable(
                     str(exc).replace("MODEL_ID", "COMPLETION_MODEL_ID")
                 ) from exc
-            shared = shared_model(path, agent_context_length(self.config.agent_num_ctx))
+            config = self.config
+            n_ctx = agent_context(path, config.agent_model_id, config.agent_num_ctx)
+            shared = shared_model(path, n_ctx)
             self._context = shared.completion_context(self.config.context_tokens)
             self.prefix_only = not self._context.vocabulary().has_fim
         return self._context

@@ -292,16 +292,12 @@ def repository_paths(root: Path) -> list[str]:
     return listed if listed is not None else walk_files(root)
 
 
-def agent_context_length(num_ctx: int) -> int:
-    """The agent's context for `MODEL_NUM_CTX` (inline completions load the same copy)."""
-    return max(512, min(num_ctx, MAX_CONTEXT))
-
-
 def build_embedded_model(settings: Settings) -> EmbeddedModel:
     """The embedded model for `settings.model_id` (`embedded`, `embedded:NAME|PATH`)."""
     path = embedded_gguf(settings.model_id)
+    n_ctx = max(512, min(settings.model_num_ctx, MAX_CONTEXT))
     return EmbeddedModel(
-        load_llama(path, agent_context_length(settings.model_num_ctx)),
+        load_llama(path, n_ctx),
         model_id=settings.model_id,
         temperature=settings.model_temperature,
         max_tokens=settings.model_max_tokens,

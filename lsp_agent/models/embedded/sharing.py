@@ -32,8 +32,14 @@ import numpy.typing as npt
 from llama_cpp import _internals as internals
 
 from lsp_agent.models.embedded.decode_gate import DecodeGate
-from lsp_agent.models.embedded.loader import LoadedModel, load_llama
+from lsp_agent.models.embedded.loader import (
+    EmbeddedModelError,
+    LoadedModel,
+    embedded_gguf,
+    load_llama,
+)
 
+MIN_AGENT_CONTEXT = 512  # the agent's context when the agent uses another model
 AGENT_STEP_TOKENS = 64
 PROMPT_STEP_TOKENS = 64
 COMPLETION_THREADS = 2
@@ -192,6 +198,21 @@ def _gate_agent(loaded: LoadedModel, gate: DecodeGate) -> None:
     llama: Any = loaded.llama
     llama.n_batch = min(int(llama.n_batch), AGENT_STEP_TOKENS)
     llama._ctx.decode = gate.gated("agent", llama._ctx.decode)
+
+
+def agent_context(path: Path, agent_model_id: str, agent_num_ctx: int) -> int:
+    """The context length the agent would load `path` with (`MODEL_ID`, `MODEL_NUM_CTX`), so a
+    completion context is made on the agent's very copy; the least when the agent uses another
+    model (its context goes unused then)."""
+    from lsp_agent.models.embedded.model import MAX_CONTEXT
+
+    if not agent_model_id.startswith("embedded"):
+        return MIN_AGENT_CONTEXT
+    try:
+        same = embedded_gguf(agent_model_id) == path
+    except EmbeddedModelError:
+        return MIN_AGENT_CONTEXT
+    return max(MIN_AGENT_CONTEXT, min(agent_num_ctx, MAX_CONTEXT)) if same else MIN_AGENT_CONTEXT
 
 
 _SHARED: dict[tuple[Path, int], SharedModel] = {}

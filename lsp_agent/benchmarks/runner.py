@@ -61,6 +61,10 @@ BENCHMARKS: dict[str, BenchEntry] = {
     "lsp": BenchEntry("lsp_agent.benchmarks.lsp_bench", "measure", 200),
     "embedded": BenchEntry("lsp_agent.benchmarks.embedded_bench", "measure", 3),
     "models": BenchEntry("lsp_agent.benchmarks.models_bench", "measure", 3, options=True),
+    # Inline completions on a real model (Qwen2.5-Coder by default): minutes, not in `all`.
+    "complete": BenchEntry(
+        "lsp_agent.benchmarks.completion_bench", "measure", 8, options=True, in_all=False
+    ),
     # The whole demo, repeated: minutes on the embedded model, so not part of `all`.
     "demo": BenchEntry(
         "lsp_agent.benchmarks.demo_bench", "measure", 10, options=True, in_all=False

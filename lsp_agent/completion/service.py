@@ -130,7 +130,7 @@ class CompletionService:
         known = self.cache.get(where)
         if known is not None:
             return CompletionAnswer(known or None, "cache")
-        request = self._request(query)
+        request = self.request_for(query)
         if query.automatic and self.config.debounce_ms > 0:
             await asyncio.sleep(self.config.debounce_ms / 1000)
             if mine != self._generation:
@@ -139,7 +139,9 @@ class CompletionService:
             return CompletionAnswer(None, "unavailable")
         return await self._ask(request, where, mine)
 
-    def _request(self, query: CompletionQuery) -> FimRequest:
+    def request_for(self, query: CompletionQuery) -> FimRequest:
+        """The backend request for `query` (the anchor and other files as this session keeps
+        them); `bench complete` sends the same straight to the backend."""
         anchor = choose_anchor(
             self._anchors.get(query.uri), query.uri, query.lines, query.line, self.config
         )

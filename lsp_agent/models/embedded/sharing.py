@@ -33,6 +33,8 @@ from llama_cpp import _internals as internals
 
 from lsp_agent.models.embedded.decode_gate import DecodeGate
 from lsp_agent.models.embedded.loader import (
+    N_THREADS_DECODE,
+    N_THREADS_PROMPT,
     EmbeddedModelError,
     LoadedModel,
     embedded_gguf,
@@ -42,7 +44,6 @@ from lsp_agent.models.embedded.loader import (
 MIN_AGENT_CONTEXT = 512  # the agent's context when the agent uses another model
 AGENT_STEP_TOKENS = 64
 PROMPT_STEP_TOKENS = 64
-COMPLETION_THREADS = 2
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,8 @@ class CompletionContext:
         params.n_ctx = n_ctx
         params.n_batch = PROMPT_STEP_TOKENS
         params.n_ubatch = PROMPT_STEP_TOKENS
-        params.n_threads = COMPLETION_THREADS
-        params.n_threads_batch = COMPLETION_THREADS
+        params.n_threads = N_THREADS_DECODE  # the agent's threads (see `loader`)
+        params.n_threads_batch = N_THREADS_PROMPT
         self.n_ctx = n_ctx
         self._ctx = internals.LlamaContext(model=model, params=params, verbose=False)
         self._batch = internals.LlamaBatch(n_tokens=PROMPT_STEP_TOKENS, embd=0, n_seq_max=1)

@@ -99,16 +99,22 @@ def vetted_environ(
     untrusted: Iterable[str | os.PathLike[str]] = (),
     whole: bool = False,
 ) -> dict[str, str]:
-    """The user's start-up environment (or its `MINIMAL_KEYS`), `extra` over it (`whole`:
-    `extra` is the whole environment, built by the caller from `user_environ()`), with
-    every path list cleaned of relative entries and entries inside a workspace or `cwd`."""
+    """The user's start-up environment (or its `MINIMAL_KEYS`) with every path list cleaned
+    of relative entries and of entries inside a workspace or `cwd`, then `extra` laid over
+    it (the caller's own choice: only relative entries are left out of its path lists).
+    `whole`: `extra` is the whole environment, made by the caller from `user_environ()`,
+    and cleaned as the user's."""
     base = user_environ()
-    if whole:
-        env = dict(extra or {})
-    else:
-        env = {k: base[k] for k in MINIMAL_KEYS if k in base} if minimal else dict(base)
-        env.update(extra or {})
     roots = untrusted_roots([*untrusted, *([cwd] if cwd is not None else [])])
+    if whole:
+        return _clean_lists(dict(extra or {}), roots)
+    env = {k: base[k] for k in MINIMAL_KEYS if k in base} if minimal else dict(base)
+    env = _clean_lists(env, roots)
+    env.update(extra or {})
+    return _clean_lists(env, [])
+
+
+def _clean_lists(env: dict[str, str], roots: list[str]) -> dict[str, str]:
     for key, separators in PATH_LISTS.items():
         if key in env:
             cleaned = clean_path_list(env[key], roots, separators)

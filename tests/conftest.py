@@ -18,8 +18,8 @@ from safety import host_env
 
 # In-process tests set the user's environment with monkeypatch.setenv, as a user would before
 # starting lsp-agent: here the user's environment follows os.environ. The start-up snapshot
-# itself is tested in tests/unit/test_host_env.py and, end to end, through the real CLI and
-# server in subprocesses (tests/agent/test_library_dotenv.py).
+# itself is tested in tests/unit/safety/test_host_env.py and, end to end, through the real CLI and
+# server in subprocesses (tests/lsp/test_library_dotenv.py).
 host_env.follow_process_environ()
 
 

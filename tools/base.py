@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from lsp_agent.settings import Settings
     from sandbox.protocol import Sandbox
-    from tools.mcp.toolbox import McpToolbox
+    from tools.mcp import McpToolbox
     from tools.memory_tool import NoteStore
 
 

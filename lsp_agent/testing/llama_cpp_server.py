@@ -11,7 +11,6 @@ in the dev dependency group. Its log goes to a file, never to this process's std
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -21,6 +20,8 @@ from pathlib import Path
 from types import TracebackType
 
 import httpx
+
+from safety import host_process
 
 MODEL_ALIAS = "smollm2"
 CHAT_FORMAT = "chatml-function-calling"
@@ -82,6 +83,7 @@ class LlamaCppPythonServer:
         gguf = self.gguf or smollm2_gguf()
         return [
             sys.executable,
+            "-P",  # the working directory is not on sys.path
             "-m",
             "llama_cpp.server",
             "--model",
@@ -105,12 +107,13 @@ class LlamaCppPythonServer:
                 f"llama-cpp-python's server needs {', '.join(missing)}: run `uv sync` (dev group)"
             )
         with open(self.log_path, "wb") as log:
-            self._proc = subprocess.Popen(
+            self._proc = host_process.popen(
                 self.command(),
+                cwd=self.log_path.parent,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env={"PYTHONUNBUFFERED": "1"},
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

@@ -7,6 +7,7 @@ only adds findings (it never loosens the rule's own verdict).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -14,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from safety.policy import code_checks as code
 from safety.policy.args import ParsedArgs, split_word
+from safety.policy.disk import foreign_repository
 from safety.policy.paths import PathKind
 from safety.policy.rules import ProgramRule
-from safety.policy.shell import Word
+from safety.policy.shell import UNKNOWN, Word
 
 if TYPE_CHECKING:
     from safety.policy.evaluator import Evaluator
@@ -150,6 +152,71 @@ def _fill(word: Word, base: str) -> Word:
     return word
 
 
+def check_ln(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """ln: the link is a write; a hard link's target is a file made writable under a new
+    name (judged as a write); a symbolic link's target is resolved from the link's
+    directory (``ln -r``: from here) and asks when it leaves the workspace or names a
+    secret (reading through the link later is not judged)."""
+    operands = list(args.positionals)
+    directories = args.values("-t", "--target-directory")
+    if not directories and len(operands) > 1:
+        *targets, last = operands
+        ev.path_write(last)
+        # ``ln -s T NAME``: the link is NAME, or NAME/T when NAME is a directory
+        if last.value.endswith("/"):
+            bases = [last.value]
+        elif args.has("-T", "--no-target-directory"):
+            bases = [_parent(last.value)]
+        else:
+            bases = [_parent(last.value), last.value]
+    else:
+        targets = operands
+        bases = [d.value for d in directories] or ["."]
+    if not args.has("-s", "--symbolic"):
+        for target in targets:
+            ev.path_write(target)
+        return
+    relative_to_here = args.has("-r", "--relative")
+    for target in targets:
+        for base in ["."] if relative_to_here else bases:
+            _link_target(ev, target, base)
+
+
+def _parent(path: str) -> str:
+    head = path.rstrip("/").rpartition("/")[0]
+    return head or ("/" if path.startswith("/") else ".")
+
+
+def _link_target(ev: Evaluator, target: Word, base: str) -> None:
+    """Judge where a symbolic link in ``base`` whose text is ``target`` points."""
+    if not target.is_static or UNKNOWN in base:
+        ev.hit("path.dynamic", target.raw)
+        return
+    text = target.value
+    where = text if text.startswith(("/", "~")) else posixpath.join(base, text)
+    for info in ev.classify(Word.literal(where)):
+        if info.sensitive:
+            ev.hit("path.sensitive", f"{target.raw} ({info.sensitive})")
+        elif info.kind in (PathKind.OUTSIDE, PathKind.DYNAMIC, PathKind.REMOTE):
+            ev.hit("link.outside", f"{target.raw} -> {info.shown}")
+
+
+def check_git_repository(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """git below the workspace root: in a directory that is (or is inside) another
+    repository, git would take that repository's configuration, which can run programs
+    (an embedded bare repository's ``diff.external``)."""
+    cwd = ev.cwd
+    if cwd is None or cwd == "." or cwd.startswith("/"):
+        return  # the root, or a directory that already asked (cd.outside)
+    reason = foreign_repository(ev.workspace, cwd)
+    if reason:
+        ev.hit("git.other_repository", reason)
+
+
 def check_cd(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
@@ -179,6 +246,8 @@ def check_declare(
         ev.hit("env.nameref", " ".join(w.raw for w in words))
     for word in args.positionals:
         ev.variable_name(word, assigns=False)
+        if args.has("-p") and word.value in ev.rules.secret_variables:
+            ev.hit("env.secret_variable", f"{words[0].value} -p {word.raw}")
     if args.positionals or args.has("-f", "-F"):
         return
     ev.hit("env.dump", " ".join(w.value for w in words))
@@ -208,12 +277,103 @@ def check_env_dump(
     ev.hit("env.dump", " ".join(w.value for w in words))
 
 
+_PS_ARGUMENT_FIELDS = frozenset({"args", "cmd", "command", "%a", "cmdline"})
+_PS_FULL_FORMATS = frozenset({"-f", "-F"})
+
+
 def check_ps(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
-    """BSD-style ``ps e`` prints process environments."""
+    """ps: BSD-style ``ps e`` prints process environments; BSD-style selections
+    (``ps aux``), full formats (``-f``) and formats with ``args`` print every process's
+    command line, where other programs' tokens and passwords are."""
+    shown = " ".join(w.value for w in words)
     if any("e" in w.value for w in args.positionals):
-        ev.hit("ps.environment", " ".join(w.value for w in words))
+        ev.hit("ps.environment", shown)
+    fields = [
+        field.split("=", 1)[0].split(":", 1)[0].strip().lower()
+        for value in args.values("-o", "-O", "--format")
+        for field in value.value.replace(" ", ",").split(",")
+    ]
+    if (
+        args.positionals
+        or any(f.name in _PS_FULL_FORMATS for f in args.flags)
+        # ps -aux is read as ps aux (BSD x: every process, with its command line)
+        or any(w.value[:1] == "-" and w.value[1:2] != "-" and "x" in w.value for w in words[1:])
+        or any(f in _PS_ARGUMENT_FIELDS for f in fields)
+    ):
+        ev.hit("ps.arguments", shown)
+
+
+_PATCH_FLAGS = frozenset(
+    {
+        "-p",
+        "-u",
+        "--patch",
+        "--patch-with-stat",
+        "--patch-with-raw",
+        "--cc",
+        "-U",
+        "--unified",
+        "--word-diff",
+        "--word-diff-regex",
+        "--color-words",
+        "--binary",
+        "--full-diff",
+        "-m",
+        "--diff-merges",
+        "--remerge-diff",
+        "--dd",
+        "--ext-diff",
+        "--textconv",
+    }
+)
+_EVERY_REVISION = frozenset(
+    {
+        "--all",
+        "--branches",
+        "--tags",
+        "--remotes",
+        "--glob",
+        "--reflog",
+        "-g",
+        "--walk-reflogs",
+        "--stdin",
+        "--alternate-refs",
+        "--indexed-objects",
+        "--exclude-hidden",
+    }
+)
+
+
+def check_git_history(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """git log/show/diff-tree printing patches of every commit (``--all``, ``--reflog``)
+    or of revisions read from the input (``--stdin``): committed secrets come back."""
+    names = {f.name for f in args.flags}
+    every = names & _EVERY_REVISION
+    if not every:
+        return
+    patches = rule.name == "show" or bool(names & _PATCH_FLAGS)
+    if patches:
+        ev.hit("git.history_patches", " ".join(sorted(every)))
+
+
+_METADATA_ONLY = frozenset({"-t", "-s", "-e", "--batch-check"})
+_HASH = re.compile(r"[0-9a-fA-F]{4,64}")
+
+
+def check_git_object(
+    ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
+) -> None:
+    """git cat-file printing an object named by its hash: what it holds cannot be known
+    (``git ls-tree HEAD`` gives the hash of a committed ``.env``)."""
+    if any(f.name in _METADATA_ONLY for f in args.flags):
+        return
+    for word in args.positionals:
+        if not word.is_static or _HASH.fullmatch(word.value):
+            ev.hit("git.object_by_hash", word.raw)
 
 
 def check_runlevel(
@@ -240,6 +400,8 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "interpreter": code.check_interpreter,
         "make": code.check_make,
         "cd": check_cd,
+        "ln": check_ln,
+        "git_repository": check_git_repository,
         "cwd_unknown": check_cwd_unknown,
         "declare": check_declare,
         "test": check_test,
@@ -247,5 +409,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "ps": check_ps,
         "env_dump": check_env_dump,
         "runlevel": check_runlevel,
+        "git_history": check_git_history,
+        "git_object": check_git_object,
     }
 )

@@ -19,9 +19,16 @@ if TYPE_CHECKING:
 
 INFO_FLAGS = frozenset({"--version", "-V", "-VV", "--help", "-h", "-v", "-version"})
 _AWK_UNSAFE = re.compile(
-    r"\b(system|getline|ENVIRON|PROCINFO|close|fflush)\b|\||print[f]?\b[^;}]*>"
+    r"\b(system|getline|ENVIRON|PROCINFO|SYMTAB|FUNCTAB|close|fflush|ARGV|ARGC)\b|@\w"
+    r"|\||print[f]?\b[^;}]*>"
 )
+"""What an awk program may not do unasked: run commands (system, pipes), read files the
+command line does not name (getline, ARGV/ARGC rewritten, gawk's @include/@load), call a
+function by name (gawk's ``@f()``, ``SYMTAB``), write files, read the environment."""
 _AWK_INFO_OPTIONS = frozenset({"version", "v", "usage", "help", "dump"})
+_AWK_INFO_FLAGS = frozenset({"--version", "-V", "--help", "-h", "--copyright", "-C", "--usage"})
+_JQ_ENVIRONMENT = re.compile(r"\$env\b|(?<![.\w$])env\b|\$__loc__|\$__prog")
+_JQ_MODULES = re.compile(r"(?<![.\w$])(import|include)\b")
 _SED_ADDR = re.compile(r"\s*(\d+(~\d+)?|\$|/(\\.|[^/\\])*/[IM]*|\\(.)(?:(?!\4).)*\4)?")
 _SED_SIMPLE = frozenset("pdDnNPgGhHxlz=")
 _SED_FLAGS = re.compile(r"[gpiImM0-9]*")
@@ -113,6 +120,8 @@ def check_awk(
     info = [w.value for w in args.values("-W")]
     if not args.positionals and info and all(v in _AWK_INFO_OPTIONS for v in info):
         return
+    if not args.positionals and args.flags and all(f.name in _AWK_INFO_FLAGS for f in args.flags):
+        return
     if args.has("-f", "--file", "-E", "--exec", "-i", "--include") or not args.positionals:
         ev.hit("awk.script", "program read from a file")
         return
@@ -130,10 +139,21 @@ def check_awk(
 def check_jq(
     ev: Evaluator, rule: ProgramRule, words: Sequence[Word], args: ParsedArgs, _: int
 ) -> None:
-    """jq filters that read the environment count as an environment dump."""
-    filters = [w.value for w in args.positionals[:1]] + [w.value for w in args.values("-f")]
-    if any("env" in f.lower() or "$__prog" in f for f in filters):
-        ev.hit("env.dump", "jq env")
+    """jq: a program read from a file cannot be judged; one that reads the environment
+    (``$ENV``, ``env``, ``$__loc__``) counts as an environment dump; ``import`` and
+    ``include`` read modules and data files from the library path."""
+    if args.has("-f", "--from-file"):
+        ev.hit("jq.program_reads", "the program is read from a file")
+        return
+    program = args.positionals[0] if args.positionals else None
+    if program is None:
+        return
+    if not program.is_static:
+        ev.hit("jq.program_reads", f"a program only known at run time: {program.raw}")
+    elif _JQ_ENVIRONMENT.search(program.value.lower()):
+        ev.hit("env.dump", f"jq {program.raw}")
+    elif _JQ_MODULES.search(program.value):
+        ev.hit("jq.program_reads", f"imports modules: {program.raw}")
 
 
 def check_shell(

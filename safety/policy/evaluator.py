@@ -66,8 +66,9 @@ class Evaluator(TargetJudge):
         self.names.setdefault(cmd.index, set())
         for redirect in cmd.redirects:
             self.redirect(redirect.op, redirect.target)
-            if redirect.target is not None:
-                self.secret_variables(redirect.target)
+            for word in (redirect.target, redirect.source):
+                if word is not None:
+                    self.secret_variables(word)
         for name, value in cmd.assignments:
             self.assignment(name)
             self.secret_variables(value)
@@ -204,6 +205,8 @@ class Evaluator(TargetJudge):
         if rule.subcommands or rule.wraps:
             parsed = split_args(args, rule, stop_at_positional=True)
             self.flags(rule, parsed)
+            for check in rule.checks:
+                CHECKS[check](self, rule, words, parsed, depth)
             if not parsed.positionals or rule.wraps:
                 self.add(rule.verdict, rule.reason, rule.rule, rule.alternative, specific=False)
             if not parsed.positionals:
@@ -249,7 +252,7 @@ class Evaluator(TargetJudge):
             elif (
                 rule.long_options is not None
                 and flag.name.startswith("--")
-                and flag.name not in rule.known_long
+                and not rule.knows_long(flag.name)
             ):
                 self.hit("program.unknown_option", f"{rule.name} {flag.name}")
             self.flag_value(rule, flag)

@@ -108,14 +108,18 @@ def compile_rules(data: Mapping[str, Any], warnings: tuple[str, ...] = ()) -> Po
 def _compile(data: Mapping[str, Any], warnings: tuple[str, ...]) -> PolicyRules:
     programs: dict[str, ProgramRule] = {}
     globs: list[tuple[str, ProgramRule]] = []
+    long_lists = _long_options(data)
     for name, table in data.get("programs", {}).items():
         for alias in (name, *table.get("aliases", ())):
-            rule = _program(alias, f"programs.{alias}", table)
+            rule = _program(alias, f"programs.{alias}", table, long_lists, name)
             if any(ch in alias for ch in "*?["):
                 globs.append((alias, rule))
             else:
                 programs[alias] = rule
-    wrappers = {name: _wrapper(name, table) for name, table in data.get("wrappers", {}).items()}
+    wrappers = {
+        name: _wrapper(name, table, long_lists.get(name))
+        for name, table in data.get("wrappers", {}).items()
+    }
     outcomes = {
         rule: Outcome(VerdictSpec.from_data(t["verdict"]), str(t["reason"]), t.get("alternative"))
         for rule, t in data.get("outcomes", {}).items()
@@ -179,7 +183,31 @@ _PROGRAM_KEYS = frozenset(
 )
 
 
-def _program(name: str, rule_id: str, table: Mapping[str, Any]) -> ProgramRule:
+def _long_options(data: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``[long_options]``: every long option of a program table (``rg``), a git subcommand
+    (``git.log``) or a wrapper (``env``); a key naming none of them is an error."""
+    lists = data.get("long_options", {})
+    programs = data.get("programs", {})
+    for key, options in lists.items():
+        head, _, sub = key.partition(".")
+        table = programs.get(head)
+        known = (table is not None and (not sub or sub in table.get("subcommands", {}))) or (
+            not sub and key in data.get("wrappers", {})
+        )
+        if not known:
+            raise ValueError(f"long_options.{key}: no program, git subcommand or wrapper")
+        if not all(isinstance(o, str) and o.startswith("--") for o in options):
+            raise ValueError(f"long_options.{key}: a list of --options")
+    return {key: tuple(options) for key, options in lists.items()}
+
+
+def _program(
+    name: str,
+    rule_id: str,
+    table: Mapping[str, Any],
+    long_lists: Mapping[str, tuple[str, ...]],
+    path: str,
+) -> ProgramRule:
     unknown = set(table) - _PROGRAM_KEYS
     if unknown:
         raise ValueError(f"{rule_id}: unknown keys {sorted(unknown)}")
@@ -197,6 +225,8 @@ def _program(name: str, rule_id: str, table: Mapping[str, Any]) -> ProgramRule:
                 f"{rule_id}: value kind {kind!r} of {flag} is not one of {VALUE_KINDS}"
             )
     long_options = table.get("long_options")
+    if path in long_lists:
+        long_options = (*(long_options or ()), *long_lists[path])
     positionals = table.get("positionals", "read")
     if positionals not in POSITIONAL_KINDS:
         raise ValueError(f"{rule_id}: positionals must be one of {sorted(POSITIONAL_KINDS)}")
@@ -214,7 +244,9 @@ def _program(name: str, rule_id: str, table: Mapping[str, Any]) -> ProgramRule:
     for sub, sub_table in table.get("subcommands", {}).items():
         for alias in (sub, *sub_table.get("aliases", ())):
             label = alias if alias != "*" else "other"
-            subs[alias] = _program(alias, f"{rule_id}.{label}", sub_table)
+            subs[alias] = _program(
+                alias, f"{rule_id}.{label}", sub_table, long_lists, f"{path}.{sub}"
+            )
     return ProgramRule(
         name=name,
         rule=rule_id,
@@ -240,7 +272,9 @@ def _program(name: str, rule_id: str, table: Mapping[str, Any]) -> ProgramRule:
     )
 
 
-def _wrapper(name: str, table: Mapping[str, Any]) -> WrapperRule:
+def _wrapper(
+    name: str, table: Mapping[str, Any], long_options: tuple[str, ...] | None
+) -> WrapperRule:
     alone = table.get("alone", "allow")
     if alone not in ("allow", "approve", "env_dump"):
         raise ValueError(f"wrappers.{name}: alone must be allow, approve or env_dump")
@@ -270,4 +304,5 @@ def _wrapper(name: str, table: Mapping[str, Any]) -> WrapperRule:
         path_flags=MappingProxyType(path_flags),
         skipped=skipped,
         operands_from_input=bool(table.get("operands_from_input", False)),
+        long_options=long_options,
     )

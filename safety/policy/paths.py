@@ -14,7 +14,7 @@ from types import MappingProxyType
 from safety.braces import expand_braces
 from safety.globset import GlobSet
 from safety.policy.shell import UNKNOWN, Word
-from safety.sensitive import SensitiveRules, glob_may_match, is_shell_rc
+from safety.sensitive import SensitiveRules, git_plain_file, glob_may_match, is_shell_rc
 
 _REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/]*|[\w.\-]*@?[\w.\-]+:)")
 _KNOWN_VARIABLES: Mapping[str, str] = MappingProxyType(
@@ -142,8 +142,9 @@ def _inside(rel: str, ctx: PathContext) -> PathInfo:
         PathKind.INSIDE,
         rel,
         sensitive=_sensitive(rel, ctx),
-        git_internal=".git" in lowered,
-        shell_rc=is_shell_rc(rel),
+        git_internal=".git" in lowered and not git_plain_file(rel, writing=True),
+        # below the top level, a start-up file's name is a fixture's (tests/home/.bashrc)
+        shell_rc="/" not in rel and is_shell_rc(rel),
     )
 
 

@@ -16,7 +16,9 @@ VALUE_KINDS = frozenset(
     {"value", "pattern", "read", "write", "data", "command", "script", "name", "chdir", "operands"}
 )
 WRAPPER_PATH_KINDS = frozenset({"read", "write", "chdir", "operands"})
-POSITIONAL_KINDS = frozenset({"read", "write", "none", "copy", "move", "names", "subscripts"})
+POSITIONAL_KINDS = frozenset(
+    {"read", "write", "none", "copy", "move", "names", "subscripts", "objects"}
+)
 GROUPS = ("shells", "interpreters", "network", "decoders", "destructive", "printers")
 WORKSPACE_POLICY = Path(".lsp-agent") / "policy.toml"
 ANY = "any"
@@ -85,9 +87,18 @@ class ProgramRule:
         names += [f for f in self.flags or () if not _is_glob(f)]
         return tuple(dict.fromkeys(n for n in names if n.startswith("--")))
 
+    def knows_long(self, flag: str) -> bool:
+        """True when long option ``flag`` (or the option it negates, ``--no-X``) is known."""
+        known = self.known_long
+        return flag in known or (flag.startswith("--no-") and "--" + flag[5:] in known)
+
+    @cached_property
+    def _allowed_flags(self) -> GlobSet:
+        return GlobSet(self.flags or ())
+
     def flag_allowed(self, flag: str) -> bool:
         """True when ``flag`` is on the allow-list (or the rule allows any flag)."""
-        return self.flags is None or any(fnmatchcase(flag, pat) for pat in self.flags)
+        return self.flags is None or flag in self._allowed_flags
 
     def subcommand(self, name: str) -> ProgramRule | None:
         """The rule for subcommand ``name`` (or the ``*`` default)."""
@@ -117,6 +128,8 @@ class WrapperRule:
     """What the ``skip`` words are: plain values, or a file that is written (flock)."""
     operands_from_input: bool = False
     """The command's operands arrive on standard input (xargs)."""
+    long_options: tuple[str, ...] | None = None
+    """Every long option the wrapper has, when listed: any other needs approval."""
 
     @cached_property
     def known_long(self) -> tuple[str, ...]:
@@ -126,6 +139,7 @@ class WrapperRule:
             *self.path_flags,
             *self.script_flags,
             *self.lookup_flags,
+            *(self.long_options or ()),
         ]
         return tuple(dict.fromkeys(n for n in names if n.startswith("--")))
 

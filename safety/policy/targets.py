@@ -6,6 +6,8 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from safety.policy.args import split_word
+from safety.policy.disk import cleared_by_content
 from safety.policy.paths import PathContext, PathInfo, PathKind, classify
 from safety.policy.rules import PolicyRules
 from safety.policy.shell import DYN, ParsedScript, SimpleCommand, Word
@@ -15,6 +17,32 @@ _CLASSIFY_MEMO_SIZE = 4096
 _EXPANSION_ASSIGNS = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]]*\])?:?=")
 """``${NAME=value}`` and ``${NAME:=value}`` assign NAME when it is unset (or empty)."""
 SECRET_RULES = frozenset({"path.sensitive", "env.dump", "env.secret_variable"})
+_EXPANDED_NAME = re.compile(r"\$\{?[#!]?([A-Za-z_][A-Za-z0-9_]*)")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INDEX_STAGE = re.compile(r":(?:[0-3]:)?(?!/)")
+
+
+def _object_path_colon(value: str) -> int:
+    """Where the path of ``REV:PATH`` starts, less one (-1: no path); colons inside
+    ``@{...}`` and ``^{...}`` belong to the revision."""
+    depth = 0
+    for i, ch in enumerate(value):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        elif ch == ":" and depth == 0:
+            return i
+    return -1
+
+
+def expanded_names(text: str) -> list[str]:
+    """The variables an expansion's text reads: the name after ``$``, ``${``, ``${#`` or
+    ``${!`` (and in nested expansions), and every name in arithmetic (``$((X + 1))``),
+    where bash reads a bare name's value."""
+    if text.startswith(("$((", "$[")):
+        return _IDENTIFIER.findall(text)
+    return _EXPANDED_NAME.findall(text)
 
 
 class TargetJudge:
@@ -77,6 +105,10 @@ class TargetJudge:
             for word in words:
                 self.variable_name(word, assigns=kind == "names", unsets=kind == "subscripts")
             return
+        if kind == "objects":
+            for word in words:
+                self.object_name(word)
+            return
         if kind == "read":
             reads, writes = list(words), []
         elif kind == "copy" and len(words) > 1:
@@ -89,6 +121,21 @@ class TargetJudge:
             self.path_read(word)
         for word in writes:
             self.path_write(word)
+
+    def object_name(self, word: Word) -> None:
+        """A git object name or path: ``REV:PATH``, ``:PATH`` and ``:N:PATH`` read PATH from
+        the object store (a committed ``.env``), so PATH is judged like a path read;
+        ``:/text`` searches commit messages; anything else is a revision or a path."""
+        value = word.value
+        stage = _INDEX_STAGE.match(value)
+        if stage:
+            self.path_read(split_word(word, stage.end()))
+        elif value.startswith(":/"):
+            return
+        elif (colon := _object_path_colon(value)) >= 0:
+            self.path_read(split_word(word, colon + 1))
+        else:
+            self.path_read(word)
 
     def chdir(self, word: Word) -> None:
         """A program runs in directory ``word`` (``cd``, ``env -C``, ``git -C``): later
@@ -128,14 +175,21 @@ class TargetJudge:
         return known
 
     def path_read(self, word: Word) -> None:
-        """Judge a path that is read."""
+        """Judge a path that is read (a name its content can clear is looked at on disk)."""
         for info in self.classify(word):
-            if info.sensitive:
+            if info.sensitive and not self.cleared_on_disk(info):
                 self.hit("path.sensitive", f"{info.shown} ({info.sensitive})")
             elif info.kind is PathKind.OUTSIDE:
                 self.hit("path.outside", info.shown)
             elif info.kind is PathKind.DYNAMIC:
                 self.hit("path.dynamic", info.shown)
+
+    def cleared_on_disk(self, info: PathInfo) -> bool:
+        """True when the workspace's file ``info`` names holds no secret its name suggests
+        (a Keynote ``talk.key``, a certificate in ``ca.pem``)."""
+        return info.kind is PathKind.INSIDE and cleared_by_content(
+            self.workspace, info.shown, self.rules.sensitive
+        )
 
     def path_write(self, word: Word) -> None:
         """Judge a path that is written."""
@@ -199,7 +253,8 @@ class TargetJudge:
             self.hit("shell.array_subscript", word.raw)
 
     def secret_variables(self, word: Word) -> None:
-        """Flag expansions of variables that look like secrets (API keys, tokens), and
+        """Flag expansions of variables that look like secrets (API keys, tokens), however
+        they are expanded (``$X``, ``${X:0:9}``, ``${X@Q}``, ``${#X}``, ``$((X))``), and
         expansions that assign (``${NAME:=value}``) or evaluate a name (``${!ref}``)."""
         if word.is_static:
             return
@@ -207,7 +262,13 @@ class TargetJudge:
             if var in self.rules.secret_variables:
                 self.hit("env.secret_variable", f"${var}")
         for kind, text in word.segments:
-            if kind != DYN or "${" not in text:
+            if kind != DYN:
+                continue
+            for name in expanded_names(text):
+                if name in self.rules.secret_variables:
+                    self.hit("env.secret_variable", text)
+                    break
+            if "${" not in text:
                 continue
             for name in _EXPANSION_ASSIGNS.findall(text):
                 self.assignment(name)

@@ -120,6 +120,9 @@ def _read_options(
         if not value.startswith("--") and len(value) > 2 and not eq and _short(spec, value[:2]):
             name, attached = value[:2], split_word(word, 2)
         names = resolve_long(name, spec.known_long) if name.startswith("--") else (name,)
+        known = spec.long_options is None or any(n in spec.known_long for n in names)
+        if name.startswith("--") and not known:
+            ev.hit("program.unknown_option", f"{spec.name} {name}")
         if any(n in spec.lookup_flags for n in names):
             return None
         script_flag = next((n for n in names if n in spec.script_flags), None)

@@ -3,7 +3,7 @@
 Standard library only. `run_job` does a whole job in this process's machine (the local
 backend); `sandbox/checks/driver.py` adds the container modes on top. The Docker backend ships
 this file and driver.py, joined, to `python3 -c` in the container (see
-`sandbox.docker.docker_engine.driver_source`), so neither may import anything but the stdlib
+`sandbox.checks.driver_script`), so neither may import anything but the stdlib
 (driver.py's one `from sandbox.checks.driver_steps import ...` line is dropped when shipped).
 
 A job: {"source", "work", "excludes", "overlay", "diff", "strip", "command",
@@ -88,7 +88,9 @@ def prepare(job: dict[str, Any]) -> dict[str, Any]:
         os.replace(fresh, dest)
     if job.get("diff") is not None:
         report["stage"] = "apply"
-        report["applies"], report["apply_output"] = _git_apply(work, job["diff"], job["strip"])
+        report["applies"], report["apply_output"] = _git_apply(
+            work, job["diff"], job["strip"], job.get("env")
+        )
         if not report["applies"]:
             return report
     report["stage"] = "command" if job.get("command") else "done"
@@ -135,8 +137,12 @@ def copy_repository(source: str, work: str, excludes: list[str]) -> None:
     shutil.copytree(source, work, symlinks=True, ignore=ignore)
 
 
-def _git_apply(work: str, diff: str, strip: int) -> tuple[bool, str]:
-    env = dict(os.environ)
+def _git_apply(
+    work: str, diff: str, strip: int, base_env: dict[str, str] | None = None
+) -> tuple[bool, str]:
+    """`git apply` in `work`; with the job's environment where the job has one (the local
+    backend: the user's start-up environment with a clean PATH, never this process's)."""
+    env = dict(os.environ if base_env is None else base_env)
     env.update(
         GIT_CEILING_DIRECTORIES=os.path.dirname(os.path.realpath(work)),
         GIT_CONFIG_NOSYSTEM="1",

@@ -7,16 +7,14 @@ main process is `sandbox/code/runner.py` with stdin attached to our socket (`Std
 process dies the socket closes, the runner reads EOF and exits, and Docker removes the
 container (`auto_remove`).
 
-`CodeChannel` reads the attached socket's multiplexed frames itself, keeping partial frames
-between reads, so the caller can wait in short slices (to honour cancel) without losing data.
+`CodeChannel` reads the attached socket with `sandbox.docker`'s `AttachedStream` (the check
+driver's reader too): partial frames are kept between reads, so the caller can wait in short
+slices (to honour cancel) without losing data.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import socket
-import struct
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from sandbox.code import runner
 from sandbox.docker import (
     BUILD_HINT,
     SANDBOX_USER,
+    AttachedStream,
     ChannelBroken,
     ChannelTimeout,
     EngineError,
@@ -38,9 +37,6 @@ logger = logging.getLogger(__name__)
 RUNNER_SOURCE = Path(runner.__file__).read_text(encoding="utf-8")
 READY_TIMEOUT_S = 30.0
 WORKING_DIR = "/tmp"  # the only writable place (tmpfs); there is no /workspace here
-LINE_LIMIT = 4 * 1024 * 1024  # a protocol line longer than this is dropped unread
-_STDOUT, _STDERR = 1, 2
-_HEADER = 8
 
 
 class CodeChannel:
@@ -49,102 +45,31 @@ class CodeChannel:
     def __init__(self, api: Any, container_id: str, sock: Any) -> None:
         self._api = api
         self.container_id = container_id
-        self._response = sock  # keeps the hijacked HTTP response alive
-        self._sock: socket.socket = getattr(sock, "_sock", sock)
-        self._raw = bytearray()  # bytes not yet split into frames
-        self._stdout = bytearray()  # stdout bytes not yet split into lines
-        self._stderr = b""
-        self._closed = False
+        self._stream = AttachedStream(
+            sock, runner.MARKER, name="the code container", ended="the code container ended"
+        )
 
     @property
     def stderr_tail(self) -> str:
-        return self._stderr.decode("utf-8", "replace").strip()[-500:]
+        return self._stream.stderr_tail
 
     def send(self, message: dict[str, Any]) -> None:
-        if self._closed:
-            raise ChannelBroken("the code container was closed")
-        line = json.dumps(message, default=str).encode() + b"\n"
-        try:
-            self._sock.settimeout(30.0)
-            self._sock.sendall(line)
-        except OSError as exc:
-            raise ChannelBroken(f"cannot send to the code container: {exc}") from exc
+        self._stream.send(message, 30.0)
 
     def receive(self, timeout_s: float) -> dict[str, Any] | None:
         """The runner's next message, or None when none came within `timeout_s`.
 
         Raises `ChannelBroken` when the container ended (crashed, killed, out of memory)."""
-        deadline = time.monotonic() + max(timeout_s, 0.0)
-        while True:
-            message = self._next_line()
-            if message is not None:
-                return message
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            self._read(remaining)
+        return self._stream.receive(timeout_s)
 
     def close(self) -> None:
-        if self._closed:
+        if self._stream.closed:
             return
-        self._closed = True
-        try:
-            self._sock.close()
-            self._response.close()
-        except OSError:
-            pass
+        self._stream.close()
         try:
             self._api.remove_container(self.container_id, force=True)
         except Exception as exc:  # gone already, or auto-removal in progress
             logger.debug("removing code container %s: %s", self.container_id[:12], exc)
-
-    # ---- reading -------------------------------------------------------------------------
-    def _read(self, timeout_s: float) -> None:
-        if self._closed:
-            raise ChannelBroken("the code container was closed")
-        try:
-            self._sock.settimeout(max(timeout_s, 0.001))
-            chunk = self._sock.recv(65536)
-        except TimeoutError:
-            return
-        except OSError as exc:
-            raise ChannelBroken(f"lost the code container: {exc}") from exc
-        if not chunk:
-            tail = self.stderr_tail
-            raise ChannelBroken("the code container ended" + (f": {tail}" if tail else ""))
-        self._raw += chunk
-        self._split_frames()
-
-    def _split_frames(self) -> None:
-        while len(self._raw) >= _HEADER:
-            stream, size = self._raw[0], struct.unpack(">L", self._raw[4:_HEADER])[0]
-            if len(self._raw) < _HEADER + size:
-                return
-            data = bytes(self._raw[_HEADER : _HEADER + size])
-            del self._raw[: _HEADER + size]
-            if stream == _STDERR:
-                self._stderr = (self._stderr + data)[-4000:]
-            elif stream == _STDOUT:
-                self._stdout += data
-
-    def _next_line(self) -> dict[str, Any] | None:
-        marker = runner.MARKER.encode()
-        while True:
-            newline = self._stdout.find(b"\n")
-            if newline < 0:
-                if len(self._stdout) > LINE_LIMIT:  # no line end in sight: not ours to keep
-                    self._stdout.clear()
-                return None
-            line = bytes(self._stdout[:newline])
-            del self._stdout[: newline + 1]
-            if not line.startswith(marker):
-                continue
-            try:
-                message = json.loads(line[len(marker) :])
-            except ValueError:
-                continue
-            if isinstance(message, dict):
-                return message
 
 
 def start_code_container(client: Any, image: str) -> CodeChannel:

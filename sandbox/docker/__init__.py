@@ -4,6 +4,8 @@
 - `engine`: the narrow `ContainerEngine` interface the Docker backend needs (a fake in unit
   tests), its errors and the prepared project mounts;
 - `docker_engine`: `DockerEngine`, that interface on the docker SDK (warm driver containers);
+- `attached_stream`: the attached stdin/stdout of a container's main process, read one way
+  for the check driver and the code runner;
 - `hardening`: the containers' confinement, in one place;
 - `image` and `image_builder`: the content-versioned image and its offline builder;
 - `repo_view` and `repo_secrets`: how a container sees the repository (as its owner,
@@ -12,6 +14,7 @@
 Outside this folder, import from `sandbox.docker` only.
 """
 
+from sandbox.docker.attached_stream import AttachedStream
 from sandbox.docker.client import BUILD_HINT, EngineUnavailable, RemoteEngine, connect
 from sandbox.docker.docker_engine import DockerEngine
 from sandbox.docker.engine import (
@@ -48,6 +51,7 @@ __all__ = [
     "TREES",
     "WORKSPACE",
     "WORK_COPY",
+    "AttachedStream",
     "BuildError",
     "ChannelBroken",
     "ChannelTimeout",

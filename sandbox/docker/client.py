@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
+
+from safety.host_env import user_environ
 
 logger = logging.getLogger(__name__)
 
@@ -32,11 +33,11 @@ def connect(timeout_s: float = 10.0) -> Any:
         from docker.errors import DockerException
     except ImportError as exc:  # pragma: no cover - docker is a declared dependency
         raise EngineUnavailable(f"the docker Python package is missing ({exc})") from exc
-    remote = remote_address(os.environ.get("DOCKER_HOST", ""))
+    remote = remote_address(user_environ().get("DOCKER_HOST", ""))
     if remote is not None:
         raise RemoteEngine(f"the Docker engine at {remote} is not on this machine: {LOCAL_ONLY}")
     try:
-        client = docker.from_env(timeout=int(max(1.0, timeout_s)))
+        client = docker.from_env(timeout=int(max(1.0, timeout_s)), environment=dict(user_environ()))
     except DockerException as exc:
         raise EngineUnavailable(
             f"cannot reach the Docker engine ({_first_line(exc)}): install and start Docker"
@@ -60,7 +61,7 @@ def remote_engine(client: Any) -> str | None:
     """The engine's address when it is not on this machine (None for a local engine)."""
     base_url = str(getattr(getattr(client, "api", client), "base_url", ""))
     if base_url.startswith("http+docker://") and base_url.endswith("://ssh"):
-        return os.environ.get("DOCKER_HOST") or base_url  # docker-py's name for ssh://
+        return user_environ().get("DOCKER_HOST") or base_url  # docker-py's name for ssh://
     return remote_address(base_url)
 
 

@@ -13,14 +13,13 @@ import base64
 import json
 import logging
 import secrets
-import socket
-import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sandbox.checks import driver, driver_steps
+from sandbox.checks import DRIVER_MARKER, DRIVER_SOURCE
+from sandbox.docker.attached_stream import AttachedStream
 from sandbox.docker.client import (
     BUILD_HINT,
     LOCAL_ONLY,
@@ -48,17 +47,7 @@ from sandbox.docker.repo_view import TREES, RepoView, build_view, overlay_possib
 logger = logging.getLogger(__name__)
 
 
-def driver_source() -> str:
-    """driver_steps.py and driver.py as one stdlib-only script for `python3 -c`."""
-    steps = Path(driver_steps.__file__).read_text(encoding="utf-8")
-    main = Path(driver.__file__).read_text(encoding="utf-8").splitlines()
-    kept = [line for line in main if not line.startswith(("from sandbox.", "from __future__"))]
-    return steps + "\n\n" + "\n".join(kept) + "\n"
-
-
-DRIVER_SOURCE = driver_source()
 READY_TIMEOUT_S = 60.0
-_STDOUT, _STDERR = 1, 2
 
 
 class DockerEngine:
@@ -123,8 +112,8 @@ class DockerEngine:
             _force_remove(api, container_id)
             view.close()
         for line in logs.splitlines():
-            if line.startswith(driver.MARKER):
-                answer: dict[str, Any] = json.loads(line[len(driver.MARKER) :])
+            if line.startswith(DRIVER_MARKER):
+                answer: dict[str, Any] = json.loads(line[len(DRIVER_MARKER) :])
                 return answer
         raise ChannelBroken(f"the one-shot container gave no answer: {logs[-300:]!r}")
 
@@ -206,7 +195,7 @@ class DockerEngine:
             binds[str(env.node_modules)] = {"bind": NODE_MODULES_MOUNT, "mode": "ro"}
         try:
             host_config = api.create_host_config(
-                **host_config_options(binds, view.mounts, auto_remove=warm)
+                **host_config_options(binds, view.mounts, auto_remove=warm, logs_read=not warm)
             )
             created = api.create_container(
                 host_config=host_config,
@@ -247,11 +236,9 @@ class DockerDriverChannel:
         self._api = api
         self._on_close = on_close
         self.container_id = container_id
-        self._response = sock  # keeps the hijacked HTTP response alive
-        self._sock: socket.socket = getattr(sock, "_sock", sock)
-        self._lines = b""
-        self._stderr = b""
-        self._closed = False
+        self._stream = AttachedStream(
+            sock, DRIVER_MARKER, name="the sandbox container", ended="the sandbox driver exited"
+        )
         self.programs: dict[str, bool] = {}
 
     def wait_ready(self, timeout_s: float) -> dict[str, Any]:
@@ -264,85 +251,30 @@ class DockerDriverChannel:
         return message
 
     def request(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        if self._closed:
-            raise ChannelBroken("the sandbox container was closed")
         job_id = secrets.token_hex(8)
-        line = json.dumps({"id": job_id, "job": job}).encode() + b"\n"
         deadline = time.monotonic() + timeout_s
-        try:
-            self._sock.settimeout(max(timeout_s, 1.0))
-            self._sock.sendall(line)
-        except OSError as exc:
-            raise ChannelBroken(f"cannot send the job to the sandbox: {exc}") from exc
+        self._stream.send({"id": job_id, "job": job}, timeout_s)
         while True:
             message = self._next_message(deadline)
             if message.get("id") == job_id:
                 return message
 
     def alive(self) -> bool:
-        if self._closed:
-            return False
-        try:
-            self._sock.settimeout(0.0)  # every other use sets its own timeout
-            data = self._sock.recv(1, socket.MSG_PEEK)
-        except BlockingIOError:
-            return True  # open, nothing to read: the driver waits for a job
-        except OSError:
-            return False
-        return bool(data)  # b"" is end of stream: the container stopped
+        return self._stream.alive()
 
     def close(self) -> None:
-        if self._closed:
+        if self._stream.closed:
             return
-        self._closed = True
-        try:
-            self._sock.close()
-            self._response.close()
-        except OSError:
-            pass
+        self._stream.close()
         _force_remove(self._api, self.container_id)
         if self._on_close is not None:
             self._on_close()
 
     def _next_message(self, deadline: float) -> dict[str, Any]:
-        while True:
-            newline = self._lines.find(b"\n")
-            while newline >= 0:
-                line, self._lines = self._lines[:newline], self._lines[newline + 1 :]
-                text = line.decode("utf-8", "replace")
-                if text.startswith(driver.MARKER):
-                    message: dict[str, Any] = json.loads(text[len(driver.MARKER) :])
-                    return message
-                newline = self._lines.find(b"\n")
-            stream, data = self._read_frame(deadline)
-            if stream == _STDERR:
-                self._stderr = (self._stderr + data)[-4000:]
-            else:
-                self._lines += data
-
-    def _read_frame(self, deadline: float) -> tuple[int, bytes]:
-        header = self._recv_exact(8, deadline)
-        stream, size = header[0], struct.unpack(">L", header[4:8])[0]
-        return stream, self._recv_exact(size, deadline)
-
-    def _recv_exact(self, size: int, deadline: float) -> bytes:
-        data = bytearray()
-        while len(data) < size:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ChannelTimeout("the sandbox did not answer in time")
-            try:
-                self._sock.settimeout(remaining)
-                chunk = self._sock.recv(size - len(data))
-            except TimeoutError:
-                raise ChannelTimeout("the sandbox did not answer in time") from None
-            except OSError as exc:
-                raise ChannelBroken(f"lost the sandbox connection: {exc}") from exc
-            if not chunk:
-                tail = self._stderr.decode("utf-8", "replace").strip()[-500:]
-                raise ChannelBroken("the sandbox driver exited" + (f": {tail}" if tail else ""))
-            data += chunk
-        return bytes(data)
+        message = self._stream.receive(deadline - time.monotonic())
+        if message is None:
+            raise ChannelTimeout("the sandbox did not answer in time")
+        return message
 
 
 def _force_remove(api: Any, container_id: str) -> None:

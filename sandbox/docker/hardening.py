@@ -5,6 +5,12 @@ or nobody's), a read-only root with a noexec tmpfs for /tmp, 512 MiB of memory a
 swap, half of one CPU, 100 processes, the repository seen through copy-on-write views
 (or read-only at /workspace). No Docker socket, no host namespaces, and an environment
 built here from scratch (nothing from the host's).
+
+Every container lsp-agent creates (check, code and prepare containers) gets its host
+configuration here, so none is without a log limit: what a container prints goes to
+Docker's log on this machine's disk, and model code can print gigabytes in seconds. A
+container whose output is read through its attached socket logs nothing (`none`); one
+whose log is read at its end keeps at most `LOG_MAX_SIZE` (the newest output).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ MEMORY_LIMIT = "512m"
 NANO_CPUS = 500_000_000  # half of one CPU
 PIDS_LIMIT = 100
 TMPFS_OPTIONS = "rw,noexec,nosuid,nodev,size=256m,mode=1777"
+LOG_MAX_SIZE = "2m"
 LABEL = "lsp-agent.sandbox"
 PROJECT_ENV_MOUNT = "/opt/lsp-agent-env"  # a prepared Python environment, read-only
 NODE_MODULES_MOUNT = "/sandbox/node_modules"  # a prepared node_modules, read-only
@@ -50,18 +57,31 @@ SANDBOX_ENV = hardened_git_env(
 )
 
 
+def log_config(*, logs_read: bool) -> dict[str, Any]:
+    """Docker's logging for a container: none when its output is read from the attached
+    socket, else one json-file of at most `LOG_MAX_SIZE` (what `api.logs` reads)."""
+    if not logs_read:
+        return {"type": "none", "config": {}}
+    return {"type": "json-file", "config": {"max-size": LOG_MAX_SIZE, "max-file": "1"}}
+
+
 def host_config_options(
     binds: dict[str, dict[str, str]],
     mounts: list[dict[str, Any]],
     *,
     auto_remove: bool,
+    logs_read: bool = False,
+    memory: str = MEMORY_LIMIT,
+    pids: int = PIDS_LIMIT,
+    nano_cpus: int | None = NANO_CPUS,
 ) -> dict[str, Any]:
-    """Keyword arguments for `APIClient.create_host_config`.
+    """Keyword arguments for `APIClient.create_host_config`, for every container we create.
 
     `binds` and `mounts` show the container the repository (sandbox/docker/repo_view.py): a
-    read-only bind at /workspace, or copy-on-write overlay volumes.
+    read-only bind at /workspace, or copy-on-write overlay volumes. `logs_read`: the
+    container's output is read with `api.logs` at its end (else from its socket).
     """
-    return {
+    options = {
         "binds": binds,
         "mounts": mounts,
         "network_mode": "none",
@@ -69,15 +89,19 @@ def host_config_options(
         "security_opt": ["no-new-privileges"],
         "read_only": True,
         "tmpfs": {"/tmp": TMPFS_OPTIONS},
-        "mem_limit": MEMORY_LIMIT,
-        "memswap_limit": MEMORY_LIMIT,
-        "nano_cpus": NANO_CPUS,
-        "pids_limit": PIDS_LIMIT,
+        "mem_limit": memory,
+        "memswap_limit": memory,
+        "nano_cpus": nano_cpus,
+        "pids_limit": pids,
         "init": True,
         "ipc_mode": "private",
         "privileged": False,
         "auto_remove": auto_remove,
+        "log_config": log_config(logs_read=logs_read),
     }
+    if nano_cpus is None:
+        del options["nano_cpus"]
+    return options
 
 
 def container_options(

@@ -6,7 +6,6 @@ import io
 import logging
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -14,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from safety import host_process
+from safety.host_env import user_environ
 from sandbox.docker.client import EngineUnavailable, connect
 from sandbox.docker.image import (
     DEFAULT_MIRROR,
@@ -77,11 +78,19 @@ def build_image(
 
 
 def _mirror_from_env() -> str:
-    return os.environ.get("LSP_AGENT_DEBIAN_MIRROR", "").strip() or DEFAULT_MIRROR
+    return user_environ().get("LSP_AGENT_DEBIAN_MIRROR", "").strip() or DEFAULT_MIRROR
+
+
+def _on_path(program: str) -> bool:
+    try:
+        host_process.resolve_program(program, host_process.vetted_environ())
+    except host_process.ProgramNotFound:
+        return False
+    return True
 
 
 def _check_offline_prerequisites() -> None:
-    if shutil.which("debootstrap") is None:
+    if not _on_path("debootstrap"):
         raise BuildError(
             "debootstrap is not installed (Debian/Ubuntu: `apt-get install debootstrap`); "
             "or build from the Dockerfile with `lsp-agent sandbox build --dockerfile`"
@@ -91,7 +100,7 @@ def _check_offline_prerequisites() -> None:
             "the offline build runs debootstrap, which needs root: "
             "`sudo lsp-agent sandbox build`, or `lsp-agent sandbox build --dockerfile`"
         )
-    if shutil.which("tar") is None:
+    if not _on_path("tar"):
         raise BuildError("tar is not installed")
 
 
@@ -140,7 +149,7 @@ def _label_check(client: Any, tag: str) -> None:
 
 def _run_logged(argv: list[str]) -> None:
     """Run a build step, keeping its output for the error message when it fails."""
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    proc = host_process.run(argv, capture_output=True, text=True, check=False)
     for line in proc.stdout.splitlines()[-20:]:
         logger.debug("%s: %s", Path(argv[0]).name, line)
     if proc.returncode != 0:

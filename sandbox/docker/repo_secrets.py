@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from safety.name_variants import BACKUP_HINTS
 from safety.sensitive import DEFAULT_DIRS, SensitiveRules
 
 RULES = SensitiveRules(
@@ -92,7 +93,7 @@ def _glob_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
 
 
 # A fast first look (one regex per file); the full rules decide only for the few it passes.
-_NAME_HINT = _glob_regex(RULES.names)
+_NAME_HINT = _glob_regex(RULES.names + BACKUP_HINTS)  # .npmrc.bak, .env~ too
 _DIR_HINT = _glob_regex(
     RULES.dirs + tuple(p.split("/", 1)[0] for p in RULES.paths if not p.startswith("/"))
 )

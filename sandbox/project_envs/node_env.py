@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -35,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from safety import host_process
 from sandbox.project_envs.node_deps import (
     NPMJS,
     SANDBOX_NODE,
@@ -122,7 +122,10 @@ def ready_node_modules(repo_root: Path) -> Path | None:
 
 
 def npm_program() -> str:
-    found = shutil.which("npm")
+    try:
+        found: str | None = host_process.resolve_program("npm", host_process.vetted_environ())
+    except host_process.ProgramNotFound:
+        found = None
     if found is None:
         raise PrepareError(
             "prepare for Node needs npm on this machine (it downloads with your npm "
@@ -153,7 +156,7 @@ def _ask_npm_registries() -> list[str]:
         return [NPMJS]
     with tempfile.TemporaryDirectory(prefix="lsp-agent-npm-config-") as neutral:
         try:
-            proc = subprocess.run(
+            proc = host_process.run(
                 [program, "config", "list", "--json"],
                 cwd=neutral,
                 capture_output=True,
@@ -236,7 +239,7 @@ def download(project: Path) -> None:
     """`npm ci --ignore-scripts` in `project` (package.json + lock only), on the host."""
     argv = download_argv()
     try:
-        proc = subprocess.run(
+        proc = host_process.run(
             argv,
             cwd=project,
             capture_output=True,
@@ -272,5 +275,6 @@ def rebuild(project: Path, image: str, *, client: Any = None) -> None:
 
 
 def _host_env() -> dict[str, str]:
-    """The user's environment (their npm settings included), npm's notices off."""
-    return {**os.environ, **NPM_QUIET}
+    """npm's notices off, over the user's environment (their npm settings included; laid
+    over it by `safety.host_process`)."""
+    return dict(NPM_QUIET)

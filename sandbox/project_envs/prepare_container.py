@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sandbox.docker import SANDBOX_ENV, TMPFS_OPTIONS
+from sandbox.docker import SANDBOX_ENV, host_config_options
 
 NOBODY = (65534, 65534)
 MEMORY_LIMIT = "1g"
@@ -68,16 +68,15 @@ def run_offline(
     uid, gid = container_user()
     try:
         host_config = api.create_host_config(
-            binds=binds,
-            network_mode="none",
-            cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
-            read_only=True,
-            tmpfs={"/tmp": TMPFS_OPTIONS},
-            mem_limit=MEMORY_LIMIT,
-            memswap_limit=MEMORY_LIMIT,
-            pids_limit=PIDS_LIMIT,
-            init=True,
+            **host_config_options(
+                binds,
+                [],
+                auto_remove=False,
+                logs_read=True,
+                memory=MEMORY_LIMIT,
+                pids=PIDS_LIMIT,
+                nano_cpus=None,  # builds may use the machine's CPUs
+            )
         )
         created = api.create_container(
             image=image,

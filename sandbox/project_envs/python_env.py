@@ -20,7 +20,6 @@ the environment is reused until they change.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import shutil
 import subprocess
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from safety import host_process
+from safety.host_env import user_environ
 from sandbox.project_envs.prepare_container import (
     PrepareError,
     hand_over,
@@ -107,7 +107,7 @@ class PreparePlan:
 
 def envs_root() -> Path:
     """Where project environments live: `$XDG_DATA_HOME/lsp-agent/envs` (or ~/.local/share)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    base = user_environ().get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "lsp-agent" / "envs"
 
 

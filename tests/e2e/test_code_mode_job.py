@@ -18,8 +18,8 @@ import pytest
 from lsp_agent.agent.job_types import JobResult, ProgressEvent
 from lsp_agent.agent.runtime import run_agent_job
 from lsp_agent.models.messages import message_text
+from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedModel
 from sandbox.docker.hardening import LABEL
 from tests.e2e.code_mode import FINAL, code_turn
 from tools.approval_gate import AutoApprove

@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from safety.errors import ErrorType, closest_paths, read_file_call
-from safety.unified_diff import FORMAT_HINT, apply_hunks, parse_diff
-from safety.unified_diff.paths import exists_quietly
+from safety.unified_diff import FORMAT_HINT, apply_hunks, exists_quietly, parse_diff
 from safety.validation import ValidationError
 from tools.patches.model import DiffHunk, FileDiff, FilePatch, PatchError, PatchResult
 from tools.workspace import NotTextError, Workspace

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from safety.unified_diff.model import (
+from safety.unified_diff import (
     NO_NEWLINE_MARKER,
     DiffHunk,
     DiffLine,

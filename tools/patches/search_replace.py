@@ -11,9 +11,9 @@ import difflib
 from dataclasses import dataclass, replace
 
 from safety.errors import ErrorType, read_file_call
-from safety.unified_diff.paths import exists_quietly
-from safety.unified_diff.tolerant_apply import (
+from safety.unified_diff import (
     dominant_eol,
+    exists_quietly,
     find_block,
     line_ending,
     numbered,

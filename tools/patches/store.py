@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from safety.errors import ErrorType
-from safety.unified_diff.paths import exists_quietly
+from safety.unified_diff import exists_quietly
 from safety.validation import ValidationError
 from tools.patches.diff_apply import apply_diff
 from tools.patches.model import PatchError, PatchResult

@@ -110,7 +110,7 @@ def model_results(stats: list[LevelStats]) -> dict[str, Any]:
 def scripted_reference(level: Level, mode: AgentMode | None = None) -> Any:
     """The `scripted` model for a level: a `ScriptedModel` playing its reference solution
     (rewritten for `mode`: plan turns, an explorer call; see `compliance.modes`)."""
-    from lsp_agent.testing import ScriptedModel
+    from lsp_agent.models.scripted import ScriptedModel
 
     turns = reference_turns(level, mode) if mode is not None else level.reference
     return ScriptedModel(turns, model_id=SCRIPTED)

@@ -10,6 +10,7 @@ here; the modules are this package's own.
 from __future__ import annotations
 
 from safety.policy.shell.model import (
+    EXPANSION,
     SHELLS,
     InlineScript,
     ParsedScript,
@@ -33,6 +34,7 @@ from safety.policy.shell.words import (
 
 __all__ = [
     "DYN",
+    "EXPANSION",
     "LIT",
     "MAX_SYNTAX_NODES",
     "SHELLS",

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 from safety.policy.shell.words import Word
 
+EXPANSION = "${"
+"""Program word of the pseudo-command standing for variable expansions outside a command's
+words (``[[ $X == a* ]]``, ``case $X in``, a ``for`` list, a here-document body): its one
+argument is the expansion, so the variables it reads are judged like any word's."""
 SHELLS: frozenset[str] = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash"}
 )
@@ -20,6 +24,8 @@ class Redirect:
     fd: str | None = None
     target: Word | None = None
     text: str | None = None
+    source: Word | None = None
+    """The word a here-string feeds the command (``<<< "$X"``)."""
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,8 @@ def arithmetic_on_variables(node: Node) -> bool:
         if not operators & _ARITHMETIC_TESTS:
             return False
     children = node.named_children[1:] if node.type == "subscript" else node.named_children
+    if node.type == "subscript" and [node_text(c) for c in children] in (["@"], ["*"]):
+        return False  # ${a[@]}: every element, not an arithmetic index
     return any(
         n.type in _VARIABLE_NODES and not node_text(n).isdigit()
         for child in children

@@ -7,7 +7,13 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node, Tree
 
-from safety.policy.shell.model import Redirect, SimpleCommand, inline_script, program_name
+from safety.policy.shell.model import (
+    EXPANSION,
+    Redirect,
+    SimpleCommand,
+    inline_script,
+    program_name,
+)
 from safety.policy.shell.nodes import (
     ARITHMETIC,
     arithmetic_on_variables,
@@ -32,6 +38,8 @@ character; offsets are unchanged and node text is read from the original bytes."
 _LINE_START_BACKSLASH = re.compile(r"\n(?=\\)")
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+_HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_body", "heredoc_end"})
+_EXPANSIONS = frozenset({"simple_expansion", "expansion"})
 
 
 class TreeWalker:
@@ -134,6 +142,13 @@ class TreeWalker:
             return [*nested, index]
         if kind == "comment":
             return []
+        if kind in _EXPANSIONS:
+            # an expansion outside a command's words: a pseudo-command that reads it
+            inner: list[int] = []
+            word = self.word(node, inner)
+            pseudo = [Word.literal(EXPANSION), word]
+            index = self.add(pseudo, pairs=[], redirects=[], nested=inner, node=node, fn=fn)
+            return [*inner, index]
         if kind == "file_redirect":
             # ``$(<file)``: a redirection on its own reads (or writes) the file
             return self.with_redirects(
@@ -245,16 +260,24 @@ class TreeWalker:
         redirects: list[Redirect] = []
         followers: list[Node] = []
         downstream: list[Node] = []
+        # words after a redirection's target are the command's arguments
+        # (``cat < /dev/null ~/.ssh/id_rsa``, ``cat <<EOF .env``)
+        extra: list[Word] = []
         for rnode in redirect_nodes:
-            redirects.append(self.redirect(rnode, nested))
+            redirects.append(self.redirect(rnode, nested, extra))
             if rnode.type == "heredoc_redirect":
-                for c in rnode.named_children:
+                for c, field in _children_with_fields(rnode):
                     if c.type in ("file_redirect", "herestring_redirect"):
-                        redirects.append(self.redirect(c, nested))
+                        redirects.append(self.redirect(c, nested, extra))
                     elif c.type == "pipeline":
                         downstream.append(c)
-                    elif c.type not in ("heredoc_start", "heredoc_body", "heredoc_end"):
+                    elif field == "argument":
+                        extra.append(self.word(c, nested))
+                    elif c.is_named and c.type not in _HEREDOC_PARTS:
                         followers.append(c)
+        if extra and not words:
+            self.errors.append("a word follows the redirection of a compound command")
+        words = words + extra if words else words
         if not words and not pairs and not redirects:
             return nested
         index = self.add(words, pairs=pairs, redirects=redirects, nested=nested, node=node, fn=fn)
@@ -330,14 +353,15 @@ class TreeWalker:
         value = self.word(value_node, nested) if value_node is not None else Word.literal("")
         return name, value
 
-    def redirect(self, node: Node, nested: list[int]) -> Redirect:
+    def redirect(self, node: Node, nested: list[int], extra: list[Word]) -> Redirect:
+        """The redirection ``node``; words after its target go to ``extra``."""
         fd_node = node.child_by_field_name("descriptor")
         fd = self.text(fd_node) if fd_node is not None else None
         op = next((c.type for c in node.children if not c.is_named), "")
         if node.type == "herestring_redirect":
             target_nodes = [c for c in node.named_children if c != fd_node]
             word = self.word(target_nodes[0], nested) if target_nodes else Word.literal("")
-            return Redirect("<<<", fd, None, word.value if word.is_static else None)
+            return Redirect("<<<", fd, None, word.value if word.is_static else None, word)
         if node.type == "heredoc_redirect":
             body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
             if body is None:
@@ -348,6 +372,7 @@ class TreeWalker:
             return Redirect(op, fd, None, None if dynamic else self.text(body))
         dests = node.children_by_field_name("destination")
         target = self.word(dests[0], nested) if dests else None
+        extra.extend(self.word(d, nested) for d in dests[1:])
         return Redirect(op, fd, target)
 
     def word(self, node: Node, nested: list[int]) -> Word:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from safety.policy import CommandPolicy, Decision, Verdict
+from safety.policy import CommandPolicy, Decision, PolicyFileError, Verdict
 from safety.policy.bench import measure as benchmark
 
 ALLOW = Verdict.ALLOW
@@ -348,7 +348,7 @@ ALLOWED = [
     "git remote -v",
     "git tag -l",
     "git shortlog -sn",
-    "git -C src status",
+    "git -C . status",
     "git --no-pager log -n 3",
     "sed -n '1,50p' src/x.py",
     "sed -n 10p x.py",
@@ -581,9 +581,18 @@ def test_user_policy_file_can_extend(tmp_path) -> None:
     assert policy.evaluate("cat db.secret").rule == "path.sensitive"
 
 
-def test_bad_user_policy_file_raises(tmp_path) -> None:
-    from safety.policy import PolicyFileError
+def test_a_user_policy_file_can_list_a_programs_long_options(tmp_path) -> None:
+    user = tmp_path / "policy.toml"
+    user.write_text('[long_options]\nrg = ["--my-new-option"]\n')
+    assert CommandPolicy(policy_file=user).evaluate("rg --my-new-option x").verdict is ALLOW
+    assert CommandPolicy().evaluate("rg --my-new-option x").rule == "program.unknown_option"
+    typo = tmp_path / "typo.toml"
+    typo.write_text('[long_options]\nrgg = ["--x"]\n')
+    with pytest.raises(PolicyFileError, match=r"long_options\.rgg"):
+        CommandPolicy(policy_file=typo)
 
+
+def test_bad_user_policy_file_raises(tmp_path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[programs.ls\n")
     with pytest.raises(PolicyFileError):
@@ -740,3 +749,22 @@ def test_awk_programs(policy: CommandPolicy, program: str, verdict: Verdict) -> 
 def test_pathological_input_is_judged_not_raised(policy: CommandPolicy, command: str) -> None:
     decision = policy.evaluate(command)
     assert decision.verdict is not ALLOW or command.startswith("cat")
+
+
+def test_git_below_the_root_of_a_workspace_that_is_not_here_asks() -> None:
+    """Whether src/ is another repository can only be seen on disk."""
+    decision = CommandPolicy(workspace_root="/nonexistent/repo").evaluate("git -C src status")
+    assert decision.verdict is APPROVE and decision.rule == "git.other_repository"
+    assert "not on this machine" in decision.reason
+    assert CommandPolicy(workspace_root="/nonexistent/repo").evaluate("git status").allowed
+
+
+def test_git_below_the_root_of_a_real_workspace_is_allowed(tmp_path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "vendor" / "x" / "objects").mkdir(parents=True)
+    (tmp_path / "vendor" / "x" / "HEAD").write_text("ref: refs/heads/main\n")
+    policy = CommandPolicy(workspace_root=tmp_path)
+    assert policy.evaluate("git -C src status").allowed
+    bare = policy.evaluate("cd vendor/x && git diff")
+    assert bare.rule == "git.other_repository" and "bare repository" in bare.reason
+    assert policy.evaluate("cd vendor/x && git diff", context="sandbox").allowed

@@ -104,6 +104,14 @@ def test_printers_cannot_be_added(tmp_path: Path) -> None:
     assert any("groups.printers ignored" in w for w in policy.warnings)
 
 
+def test_long_options_cannot_be_added(tmp_path: Path) -> None:
+    """Knowing an option more lets it through: a workspace may not teach the policy one."""
+    ws = workspace(tmp_path, '[long_options]\nrg = ["--hostname-bin-x"]\n')
+    policy = CommandPolicy(workspace_root=ws)
+    assert policy.evaluate("rg --hostname-bin-x=./x TODO").verdict is APPROVE
+    assert any("[long_options] ignored" in w for w in policy.warnings)
+
+
 def test_tightening_still_works_without_warnings(tmp_path: Path) -> None:
     ws = workspace(
         tmp_path,

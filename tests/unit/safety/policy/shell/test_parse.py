@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from safety.policy.shell import UNKNOWN, Word, decode_ansi_c, inline_script, parse, program_name
+from safety.policy.shell import (
+    EXPANSION,
+    UNKNOWN,
+    Word,
+    decode_ansi_c,
+    inline_script,
+    parse,
+    program_name,
+)
 
 
 def programs(script: str) -> list[str]:
@@ -94,6 +102,29 @@ def test_assignments_and_redirections() -> None:
         (">>", None, "log"),
         ("&>", None, "all"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("script", "words", "targets"),
+    [
+        ("cat < /dev/null ~/.ssh/id_rsa", ["cat", "~/.ssh/id_rsa"], ["/dev/null"]),
+        ("grep x > /dev/null /etc/shadow a", ["grep", "x", "/etc/shadow", "a"], ["/dev/null"]),
+        ("cat 2>/dev/null .env", ["cat", ".env"], ["/dev/null"]),
+        ("cat <<EOF .env\nhi\nEOF", ["cat", ".env"], [None]),
+        ("ls > a; cat b", ["ls"], ["a"]),
+    ],
+)
+def test_words_after_a_redirection_target_are_arguments(
+    script: str, words: list[str], targets: list[str | None]
+) -> None:
+    """tree-sitter-bash files them under the redirection; bash passes them to the command."""
+    cmd = parse(script).commands[0]
+    assert [w.value for w in cmd.words] == words
+    assert [r.target.value if r.target else None for r in cmd.redirects] == targets
+
+
+def test_a_word_after_the_redirection_of_a_compound_command_is_an_error() -> None:
+    assert parse("{ ls; } > f x").errors
 
 
 def test_heredoc_and_herestring_text() -> None:
@@ -209,3 +240,24 @@ def test_inputs_that_crash_the_raw_grammar_do_not_crash_the_parser() -> None:
             [sys.executable, "-c", code], capture_output=True, timeout=60, cwd=repo
         )
         assert result.returncode == 0, result.stderr.decode()[-500:]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "[[ $X == a* ]]",
+        "case ${X:0:1} in a) ;; esac",
+        "for i in $X; do :; done",
+        "cat <<EOF\n$X\nEOF",
+    ],
+)
+def test_expansions_outside_command_words_become_pseudo_commands(script: str) -> None:
+    """So that the variables they read are judged like a word's."""
+    expansions = [c for c in parse(script).commands if c.words and c.words[0].value == EXPANSION]
+    assert expansions and all(len(c.words) == 2 for c in expansions)
+    assert "X" in expansions[0].words[1].raw
+
+
+def test_a_here_string_keeps_its_word() -> None:
+    redirect = parse('cat <<< "${X^^}"').commands[0].redirects[0]
+    assert redirect.op == "<<<" and redirect.source is not None and not redirect.source.is_static

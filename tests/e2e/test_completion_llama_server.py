@@ -6,8 +6,9 @@ are nonsense, the plumbing is real — the request fields, the server's prompt c
 keystrokes, the language server over stdio, and the server's own refusal of a model without
 FIM tokens, which the user gets as one clear message.
 
-The binary: `LSP_AGENT_LLAMA_SERVER`, else `llama-server` on PATH (CI provisions it; missing
-fails under CI=true, skips elsewhere).
+The binary: `LSP_AGENT_LLAMA_SERVER`, else the build that `lsp_agent.testing.llama_server_build`
+provisions (issue 30), else `llama-server` on PATH (missing: fails under CI=true, skips
+elsewhere).
 """
 
 from __future__ import annotations
@@ -38,7 +39,24 @@ SOURCE = ["def add(a, b):", "    return a + b", "", "def mul(a, b):", "    retur
 
 
 def llama_server_binary() -> str | None:
-    return os.environ.get("LSP_AGENT_LLAMA_SERVER") or shutil.which("llama-server")
+    given = os.environ.get("LSP_AGENT_LLAMA_SERVER")
+    if given:
+        return given
+    try:
+        from lsp_agent.testing.llama_server_build import provisioned
+    except ImportError:  # the provisioning step is not in this checkout
+        return shutil.which("llama-server")
+    built = provisioned()
+    return str(built) if built is not None else shutil.which("llama-server")
+
+
+def server_environment(binary: str) -> dict[str, str]:
+    """The provisioned build's own environment (its libraries), else ours."""
+    try:
+        from lsp_agent.testing.llama_server_build import server_environment as build_env
+    except ImportError:
+        return dict(os.environ)
+    return {**os.environ, **build_env(Path(binary))}
 
 
 def start(log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -49,7 +67,9 @@ def start(log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     argv = [binary, "-m", str(embedded_gguf("embedded")), "--host", "127.0.0.1"]
     argv += ["--port", str(port), "-c", "2048", "-t", "2", "--cache-reuse", "256", *extra]
     with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, env=server_environment(binary)
+        )
     url = f"http://127.0.0.1:{port}"
     if not wait_for_http(url + "/health", proc, 120):
         proc.kill()

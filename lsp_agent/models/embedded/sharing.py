@@ -63,6 +63,20 @@ class Vocabulary:
         return min(self.fim_prefix, self.fim_suffix, self.fim_middle) >= 0
 
 
+def vocabulary(model: internals.LlamaModel) -> Vocabulary:
+    """The FIM special tokens llama.cpp found in `model`'s GGUF file (by id or by text)."""
+    v = model.vocab
+    return Vocabulary(
+        fim_prefix=int(llama_cpp.llama_vocab_fim_pre(v)),
+        fim_suffix=int(llama_cpp.llama_vocab_fim_suf(v)),
+        fim_middle=int(llama_cpp.llama_vocab_fim_mid(v)),
+        repo_name=int(llama_cpp.llama_vocab_fim_rep(v)),
+        file_sep=int(llama_cpp.llama_vocab_fim_sep(v)),
+        bos=int(llama_cpp.llama_vocab_bos(v)),
+        add_bos=bool(llama_cpp.llama_vocab_get_add_bos(v)),
+    )
+
+
 @dataclass
 class Prepared:
     """What `prepare` did: tokens reused from the cache, decoded now, and whether it finished."""
@@ -96,16 +110,7 @@ class CompletionContext:
         self.lock = threading.Lock()
 
     def vocabulary(self) -> Vocabulary:
-        v = self._vocab
-        return Vocabulary(
-            fim_prefix=int(llama_cpp.llama_vocab_fim_pre(v)),
-            fim_suffix=int(llama_cpp.llama_vocab_fim_suf(v)),
-            fim_middle=int(llama_cpp.llama_vocab_fim_mid(v)),
-            repo_name=int(llama_cpp.llama_vocab_fim_rep(v)),
-            file_sep=int(llama_cpp.llama_vocab_fim_sep(v)),
-            bos=int(llama_cpp.llama_vocab_bos(v)),
-            add_bos=bool(llama_cpp.llama_vocab_get_add_bos(v)),
-        )
+        return vocabulary(self.loaded.llama._model)
 
     def tokenize(self, text: str) -> list[int]:
         """`text` as tokens, special-token text read as plain text (file content is untrusted)."""

@@ -18,9 +18,9 @@ Figures (milliseconds from request to answer, as the editor sees them):
 - `prompt_tokens_p50` / `cached_tokens_p50`: tokens the model read per request and reused from
   its KV cache (the keystroke costs the former only);
 - `code_action_p99_ms`: `textDocument/codeAction` round trips sent while completions run;
-- `exact_match_lsp` / `exact_match_direct`: of `quality_positions` line starts (the cursor after
-  the line's indentation), the share whose completion's first line is the file's real line —
-  after lsp-agent's post-processing, and the backend's raw text;
+- `exact_match_lsp` / `exact_match_direct`: of `quality_positions` (3 per run) line starts
+  (the cursor after the line's indentation), the share whose completion's first line is the
+  file's real line — after lsp-agent's post-processing, and the backend's raw text;
 - with an embedded model, `during_job_p50_ms` / `during_job_max_ms`: completions while an agent
   job runs on the same loaded model (`idle_p50_ms`: the same requests with no job).
 """
@@ -47,8 +47,7 @@ from lsp_agent.settings import user_scope_settings
 DEFAULT_MODEL = "embedded:qwen2.5-coder-1.5b"
 HELD_OUT_PACKAGE = "acp"
 HELD_OUT_FILES = ("helpers.py", "router.py", "connection.py", "stdio.py")
-QUALITY_POSITIONS = 24
-JOB_REQUESTS = 4
+QUALITY_PER_RUN = 3  # next-line positions per typed line
 JOB_HEAD_START_S = 5.0
 WORDS_PER_LINE = 4
 _WORD_END = re.compile(r"\w(?=\W)|\W(?=\w)")
@@ -301,11 +300,11 @@ def _typed_times(editor: Editor, targets: list[Target]) -> list[float]:
     return record.typing
 
 
-def _during_job(root: Path, model: str) -> dict[str, float]:
+def _during_job(root: Path, model: str, lines: int) -> dict[str, float]:
     """Completions with no job, then while an agent job runs on the same loaded model."""
     editor = _start(root, _environment(model, {"MODEL_ID": model, "AGENT_MAX_STEPS": "50"}))
     try:
-        idle = _typed_times(editor, held_out_lines(JOB_REQUESTS, offset=2))
+        idle = _typed_times(editor, held_out_lines(lines, offset=2))
         uri = editor.uri(f"{HELD_OUT_PACKAGE}/{HELD_OUT_FILES[0]}")
         task = f"Explain, function by function, what {HELD_OUT_PACKAGE}/{HELD_OUT_FILES[0]} does."
         job = editor.client.request(
@@ -313,7 +312,7 @@ def _during_job(root: Path, model: str) -> dict[str, float]:
             {"command": "lspAgent.run", "arguments": [{"task": task, "uri": uri}]},
         )
         time.sleep(JOB_HEAD_START_S)  # the agent's first prompt is being read
-        busy = _typed_times(editor, held_out_lines(JOB_REQUESTS, offset=3))
+        busy = _typed_times(editor, held_out_lines(lines, offset=3))
         running = bool(
             editor.client.request(
                 "workspace/executeCommand", {"command": "lspAgent.status", "arguments": []}
@@ -359,7 +358,7 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
         record = Record()
         try:
             _typing_session(editor, held_out_lines(runs), record)
-            lsp_matches, asked = _quality(editor, QUALITY_POSITIONS)
+            lsp_matches, asked = _quality(editor, QUALITY_PER_RUN * runs)
         finally:
             editor.client.close()
         direct, direct_matches = asyncio.run(_direct(config, record, asked))
@@ -389,5 +388,5 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
             }
         )
         if kind == "embedded":
-            figures.update(_during_job(root, model))
+            figures.update(_during_job(root, model, max(2, runs // 2)))
     return figures

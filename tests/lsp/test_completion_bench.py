@@ -42,12 +42,12 @@ def test_the_bench_measures_through_the_server_and_straight_to_the_backend(
     assert figures["typing_requests"] >= 2 and figures["typing_p50_ms"] > 0
     assert figures["direct_p50_ms"] > 0 and "overhead_pct" in figures
     assert figures["cache_hits"] == figures["cache_requests"] >= 1
-    assert figures["quality_positions"] == 24 and figures["exact_match_lsp"] == 0.0
+    assert figures["quality_positions"] == 6 and figures["exact_match_lsp"] == 0.0
     assert figures["code_action_p99_ms"] > 0
     assert "during_job_p50_ms" not in figures  # only with an embedded model
     # every model request went twice: through the server, then straight to the backend (the
     # first request of each file too, which the figures leave out)
-    assert len(direct) % 2 == 0 and len(direct) >= 2 * (figures["typing_requests"] + 24)
+    assert len(direct) % 2 == 0 and len(direct) >= 2 * (figures["typing_requests"] + 6)
 
 
 def test_a_model_id_that_is_no_completion_model_is_refused() -> None:

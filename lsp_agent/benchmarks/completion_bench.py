@@ -32,6 +32,7 @@ import importlib
 import os
 import re
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -270,6 +271,12 @@ def _quality(editor: Editor, count: int) -> tuple[int, list[tuple[CompletionQuer
     return matches, asked
 
 
+def _progress(what: str, samples: list[float]) -> None:
+    """A line on stderr as each phase ends (a run takes minutes on a CPU)."""
+    median = f", p50 {statistics.median(samples):.0f} ms" if samples else ""
+    print(f"bench complete: {what}{median}", file=sys.stderr, flush=True)
+
+
 def _environment(model: str, extra: dict[str, str]) -> dict[str, str]:
     return {
         **os.environ,
@@ -358,10 +365,13 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
         record = Record()
         try:
             _typing_session(editor, held_out_lines(runs), record)
+            _progress(f"typing session: {len(record.typing)} requests", record.typing)
             lsp_matches, asked = _quality(editor, QUALITY_PER_RUN * runs)
+            _progress(f"next line: {lsp_matches} of {len(asked)} exact", [])
         finally:
             editor.client.close()
         direct, direct_matches = asyncio.run(_direct(config, record, asked))
+        _progress("straight to the backend", direct)
         typing_p50 = statistics.median(record.typing) if record.typing else float("nan")
         direct_p50 = statistics.median(direct) if direct else float("nan")
         figures.update(

@@ -17,7 +17,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
 
 import httpx
 
@@ -152,10 +151,5 @@ class LlamaCppPythonServer:
     def __enter__(self) -> LlamaCppPythonServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -8,21 +8,24 @@ request (sequential: no request is superseded; `COMPLETION_DEBOUNCE_MS=0`), then
 two characters of the completion shown (a repeat that the cache answers).
 
 Figures (milliseconds from request to answer, as the editor sees them):
-- `typing_p50_ms` / `typing_p95_ms`: every request of the typing session the model answered,
-  the first request of each file excluded (`first_request_ms`: the median of those);
+- `typing_p50_ms` / `typing_p90_ms` / `typing_p95_ms`: every request (a keystroke's first
+  item) of the typing session the model answered, the first request of each file excluded
+  (`first_request_ms`: the median of those);
 - `direct_p50_ms` / `direct_p95_ms`: the same requests (same FIM context, same order, so the
   same KV-cache state) sent straight to the backend in this process; `overhead_pct`: how much
   slower the language server's answer is at the median;
 - `cache_p50_ms` / `cache_max_ms`: typing the start of a shown completion (`cache_hits` of
   `cache_requests` answered from the cache);
-- `prompt_tokens_p50` / `cached_tokens_p50`: tokens the model read per request and reused from
-  its KV cache (the keystroke costs the former only);
+- `prompt_tokens_p50` / `prompt_tokens_p90` / `cached_tokens_p50`: tokens the model read per
+  request and reused from its KV cache (the keystroke costs the former only);
 - `code_action_p99_ms`: `textDocument/codeAction` round trips sent while completions run;
 - `exact_match_lsp` / `exact_match_direct`: of `quality_positions` (3 per run) line starts
   (the cursor after the line's indentation), the share whose completion's first line is the
   file's real line — after lsp-agent's post-processing, and the backend's raw text;
 - with an embedded model, `during_job_p50_ms` / `during_job_max_ms`: completions while an agent
-  job runs on the same loaded model (`idle_p50_ms`: the same requests with no job).
+  job runs on the same loaded model (`idle_p50_ms`: the same requests with no job);
+  `during_job_delayed` of `during_job_requests`: those whose decode steps waited for an agent
+  step (`during_job_wait_p50_ms` / `during_job_wait_max_ms`: how long, per request).
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ class Record:
     cache_hits: int = 0
     prompt_tokens: list[float] = field(default_factory=list)
     cached_tokens: list[float] = field(default_factory=list)
+    waited: list[float] = field(default_factory=list)
     code_actions: list[float] = field(default_factory=list)
     replay: list[tuple[CompletionQuery, bool]] = field(default_factory=list)  # (query, first)
 
@@ -216,7 +220,11 @@ def _typing_session(editor: Editor, targets: list[Target], record: Record) -> No
             last = editor.last()
             if last.get("source") != "model":
                 continue
-            (record.first if first_of_file else record.typing).append(ms)
+            if first_of_file:
+                record.first.append(ms)
+            else:
+                record.typing.append(ms)
+                record.waited.append(float(last.get("waitedMs", 0)))
             record.replay.append(
                 (editor.query(uri, lines, target.line, len(after), False), first_of_file)
             )
@@ -300,18 +308,18 @@ def _start(root: Path, env: dict[str, str]) -> Editor:
     return Editor(client, root)
 
 
-def _typed_times(editor: Editor, targets: list[Target]) -> list[float]:
-    """Completion latencies of a typing session (the first request of each file left out)."""
+def _typed(editor: Editor, targets: list[Target]) -> Record:
+    """A typing session's record (latencies: the first request of each file left out)."""
     record = Record()
     _typing_session(editor, targets, record)
-    return record.typing
+    return record
 
 
 def _during_job(root: Path, model: str, lines: int) -> dict[str, float]:
     """Completions with no job, then while an agent job runs on the same loaded model."""
     editor = _start(root, _environment(model, {"MODEL_ID": model, "AGENT_MAX_STEPS": "50"}))
     try:
-        idle = _typed_times(editor, held_out_lines(lines, offset=2))
+        idle = _typed(editor, held_out_lines(lines, offset=2)).typing
         uri = editor.uri(f"{HELD_OUT_PACKAGE}/{HELD_OUT_FILES[0]}")
         task = f"Explain, function by function, what {HELD_OUT_PACKAGE}/{HELD_OUT_FILES[0]} does."
         job = editor.client.request(
@@ -319,7 +327,8 @@ def _during_job(root: Path, model: str, lines: int) -> dict[str, float]:
             {"command": "lspAgent.run", "arguments": [{"task": task, "uri": uri}]},
         )
         time.sleep(JOB_HEAD_START_S)  # the agent's first prompt is being read
-        busy = _typed_times(editor, held_out_lines(lines, offset=3))
+        during = _typed(editor, held_out_lines(lines, offset=3))
+        busy = during.typing
         running = bool(
             editor.client.request(
                 "workspace/executeCommand", {"command": "lspAgent.status", "arguments": []}
@@ -335,6 +344,10 @@ def _during_job(root: Path, model: str, lines: int) -> dict[str, float]:
         "idle_p50_ms": statistics.median(idle) if idle else float("nan"),
         "during_job_p50_ms": statistics.median(busy) if busy else float("nan"),
         "during_job_max_ms": max(busy, default=float("nan")),
+        "during_job_requests": len(during.waited),
+        "during_job_delayed": sum(wait > 0.5 for wait in during.waited),
+        "during_job_wait_p50_ms": statistics.median(during.waited or [float("nan")]),
+        "during_job_wait_max_ms": max(during.waited, default=float("nan")),
         "job_running_at_end": float(running),
     }
 
@@ -378,11 +391,13 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
             {
                 "typing_requests": len(record.typing),
                 "typing_p50_ms": typing_p50,
+                "typing_p90_ms": _percentile(record.typing, 0.90),
                 "typing_p95_ms": _percentile(record.typing, 0.95),
                 "first_request_ms": statistics.median(record.first)
                 if record.first
                 else float("nan"),
                 "direct_p50_ms": direct_p50,
+                "direct_p90_ms": _percentile(direct, 0.90),
                 "direct_p95_ms": _percentile(direct, 0.95),
                 "overhead_pct": (typing_p50 - direct_p50) / direct_p50 * 100,
                 "cache_requests": len(record.cache),
@@ -390,6 +405,7 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
                 "cache_p50_ms": statistics.median(record.cache) if record.cache else float("nan"),
                 "cache_max_ms": max(record.cache, default=float("nan")),
                 "prompt_tokens_p50": statistics.median(record.prompt_tokens or [float("nan")]),
+                "prompt_tokens_p90": _percentile(record.prompt_tokens, 0.90),
                 "cached_tokens_p50": statistics.median(record.cached_tokens or [float("nan")]),
                 "code_action_p99_ms": _percentile(record.code_actions, 0.99),
                 "quality_positions": len(asked),

@@ -84,6 +84,7 @@ class CompletionStats:
                 cachedTokens=result.cached_tokens,
                 generatedTokens=result.generated_tokens,
                 stopped=result.stopped,
+                waitedMs=round(result.waited_ms, 1),
             )
         return answer
 

@@ -40,7 +40,9 @@ def test_the_bench_measures_through_the_server_and_straight_to_the_backend(
         direct = [body for path, body in stub.calls if path == "/infill"]
     assert figures["model"] == "openai/stub"
     assert figures["typing_requests"] >= 2 and figures["typing_p50_ms"] > 0
+    assert figures["typing_p50_ms"] <= figures["typing_p90_ms"] <= figures["typing_p95_ms"]
     assert figures["direct_p50_ms"] > 0 and "overhead_pct" in figures
+    assert figures["prompt_tokens_p50"] <= figures["prompt_tokens_p90"]
     assert figures["cache_hits"] == figures["cache_requests"] >= 1
     assert figures["quality_positions"] == 6 and figures["exact_match_lsp"] == 0.0
     assert figures["code_action_p99_ms"] > 0

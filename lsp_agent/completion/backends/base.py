@@ -28,7 +28,9 @@ class FimRequest:
 
 @dataclass(frozen=True)
 class FimResult:
-    """The model's text and what it cost (tokens read now, reused from the cache, written)."""
+    """The model's text and what it cost (tokens read now, reused from the cache, written;
+    `waited_ms`: how long its decode steps waited for another user of the same model, the
+    embedded model's agent)."""
 
     text: str
     prompt_tokens: int = 0
@@ -37,6 +39,7 @@ class FimResult:
     stopped: str = "end"
     prompt_ms: float = 0.0
     predict_ms: float = 0.0
+    waited_ms: float = 0.0
 
 
 class CompletionBackend(Protocol):

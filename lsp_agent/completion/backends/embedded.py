@@ -19,6 +19,7 @@ import asyncio
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 
@@ -73,10 +74,13 @@ class EmbeddedBackend:
     def _run(self, request: FimRequest, stop: threading.Event) -> FimResult:
         context = self._ready()
         with context.lock:
+            waited = context.gate.waited_s["completion"]
             try:
-                return _complete(context, request, stop)
+                result = _complete(context, request, stop)
             finally:
                 context.gate.request_done()
+            waited_ms = (context.gate.waited_s["completion"] - waited) * 1000
+            return replace(result, waited_ms=waited_ms)
 
 
 def _complete(context: CompletionContext, request: FimRequest, stop: threading.Event) -> FimResult:

@@ -12,8 +12,10 @@ and chooses who goes next:
   completions hold the agent up for at most that long at a time, and typing without pause
   cannot starve it.
 
-A completion request marks its end with `request_done()`. `history` (when given a list)
-records the order of steps as `("agent" | "completion", "start" | "end")` pairs (tests).
+A completion request marks its end with `request_done()`. `waited_s[lane]` adds up the time
+each lane's steps waited for the model (a completion's share of it is the agent's steps it
+waited for). `history` (when given a list) records the order of steps as
+`("agent" | "completion", "start" | "end")` pairs (tests).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class DecodeGate:
         self._waiting: dict[Lane, int] = {"agent": 0, "completion": 0}
         self._agent_owed = False
         self._completion_run_since: float | None = None
+        self.waited_s: dict[Lane, float] = {"agent": 0.0, "completion": 0.0}
         self.history = history
 
     def _may_go(self, lane: Lane) -> bool:
@@ -59,11 +62,13 @@ class DecodeGate:
         """Hold the model for one decode call of `lane`."""
         with self._cond:
             self._waiting[lane] += 1
+            asked = self._clock()
             try:
                 while not self._may_go(lane):
                     self._cond.wait()
             finally:
                 self._waiting[lane] -= 1
+                self.waited_s[lane] += self._clock() - asked
             self._busy = True
             self._record(lane, "start")
         try:

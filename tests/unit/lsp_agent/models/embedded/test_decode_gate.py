@@ -83,3 +83,25 @@ def test_completions_that_run_on_owe_the_waiting_agent_a_step() -> None:
     agent.join(10)
     order = starts(history)
     assert "agent" in order[:8], f"the agent waited through the whole completion: {order}"
+
+
+def test_the_time_a_completion_step_waits_for_an_agent_step_is_counted() -> None:
+    gate = DecodeGate()
+    with gate.step("completion"):
+        pass
+    assert gate.waited_s["completion"] < 0.05  # nobody held the model
+    agent_inside, release = threading.Event(), threading.Event()
+
+    def agent_step() -> None:
+        with gate.step("agent"):
+            agent_inside.set()
+            release.wait(10)
+
+    agent = threading.Thread(target=agent_step, daemon=True)
+    agent.start()
+    assert agent_inside.wait(10)
+    threading.Timer(0.2, release.set).start()
+    with gate.step("completion"):
+        pass
+    agent.join(10)
+    assert gate.waited_s["completion"] >= 0.2

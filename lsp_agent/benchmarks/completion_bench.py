@@ -10,7 +10,8 @@ two characters of the completion shown (a repeat that the cache answers).
 Figures (milliseconds from request to answer, as the editor sees them):
 - `typing_p50_ms` / `typing_p90_ms` / `typing_p95_ms`: every request (a keystroke's first
   item) of the typing session the model answered, the first request of each file excluded
-  (`first_request_ms`: the median of those);
+  (`first_request_ms`: the median of those); `keystroke_p50_ms` / `keystroke_p90_ms`: every
+  request of the session, those the cache answered too (`keystrokes` of them);
 - `direct_p50_ms` / `direct_p95_ms`: the same requests (same FIM context, same order, so the
   same KV-cache state) sent straight to the backend in this process; `overhead_pct`: how much
   slower the language server's answer is at the median;
@@ -79,6 +80,7 @@ class Record:
     """What the typing session saw, request by request."""
 
     typing: list[float] = field(default_factory=list)
+    keystrokes: list[float] = field(default_factory=list)
     first: list[float] = field(default_factory=list)
     cache: list[float] = field(default_factory=list)
     cache_hits: int = 0
@@ -218,6 +220,8 @@ def _typing_session(editor: Editor, targets: list[Target], record: Record) -> No
                 lines = editor.type(uri, target.line, len(before), after[len(before) :])
             ms, shown = editor.ask(uri, target.line, len(after), actions=record.code_actions)
             last = editor.last()
+            if not first_of_file:
+                record.keystrokes.append(ms)
             if last.get("source") != "model":
                 continue
             if first_of_file:
@@ -392,6 +396,9 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
                 "typing_requests": len(record.typing),
                 "typing_p50_ms": typing_p50,
                 "typing_p90_ms": _percentile(record.typing, 0.90),
+                "keystrokes": len(record.keystrokes),
+                "keystroke_p50_ms": _percentile(record.keystrokes, 0.50),
+                "keystroke_p90_ms": _percentile(record.keystrokes, 0.90),
                 "typing_p95_ms": _percentile(record.typing, 0.95),
                 "first_request_ms": statistics.median(record.first)
                 if record.first

@@ -12,6 +12,9 @@ Figures (milliseconds from request to answer, as the editor sees them):
   item) of the typing session the model answered, the first request of each file excluded
   (`first_request_ms`: the median of those); `keystroke_p50_ms` / `keystroke_p90_ms`: every
   request of the session, those the cache answered too (`keystrokes` of them);
+  `in_line_p50_ms` / `in_line_p90_ms`, `in_line_prompt_tokens_p50` / `in_line_cached_tokens_p50`:
+  the model's answers to keystrokes on a line (the request when the cursor moves to a new line
+  left out), and the tokens each read and reused;
 - `direct_p50_ms` / `direct_p95_ms`: the same requests (same FIM context, same order, so the
   same KV-cache state) sent straight to the backend in this process; `overhead_pct`: how much
   slower the language server's answer is at the median;
@@ -81,6 +84,8 @@ class Record:
 
     typing: list[float] = field(default_factory=list)
     keystrokes: list[float] = field(default_factory=list)
+    in_line: list[float] = field(default_factory=list)
+    in_line_tokens: list[tuple[float, float]] = field(default_factory=list)  # (read, reused)
     first: list[float] = field(default_factory=list)
     cache: list[float] = field(default_factory=list)
     cache_hits: int = 0
@@ -235,6 +240,9 @@ def _typing_session(editor: Editor, targets: list[Target], record: Record) -> No
             first_of_file = False
             record.prompt_tokens.append(float(last.get("promptTokens", 0)))
             record.cached_tokens.append(float(last.get("cachedTokens", 0)))
+            if after != steps[0] and not record.replay[-1][1]:  # a keystroke on the line
+                record.in_line.append(ms)
+                record.in_line_tokens.append((record.prompt_tokens[-1], record.cached_tokens[-1]))
         if len(shown) >= 3:
             at = len(steps[-1])
             editor.type(uri, target.line, at, shown[:2])
@@ -396,6 +404,15 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
                 "typing_requests": len(record.typing),
                 "typing_p50_ms": typing_p50,
                 "typing_p90_ms": _percentile(record.typing, 0.90),
+                "in_line_requests": len(record.in_line),
+                "in_line_p50_ms": _percentile(record.in_line, 0.50),
+                "in_line_p90_ms": _percentile(record.in_line, 0.90),
+                "in_line_prompt_tokens_p50": _percentile(
+                    [r for r, _ in record.in_line_tokens], 0.5
+                ),
+                "in_line_cached_tokens_p50": _percentile(
+                    [c for _, c in record.in_line_tokens], 0.5
+                ),
                 "keystrokes": len(record.keystrokes),
                 "keystroke_p50_ms": _percentile(record.keystrokes, 0.50),
                 "keystroke_p90_ms": _percentile(record.keystrokes, 0.90),

@@ -42,6 +42,8 @@ def test_the_bench_measures_through_the_server_and_straight_to_the_backend(
     assert figures["typing_requests"] >= 2 and figures["typing_p50_ms"] > 0
     assert figures["typing_p50_ms"] <= figures["typing_p90_ms"] <= figures["typing_p95_ms"]
     assert figures["keystrokes"] >= figures["typing_requests"] and figures["keystroke_p90_ms"] > 0
+    assert 0 < figures["in_line_requests"] <= figures["typing_requests"]
+    assert figures["in_line_prompt_tokens_p50"] > 0
     assert figures["direct_p50_ms"] > 0 and "overhead_pct" in figures
     assert figures["prompt_tokens_p50"] <= figures["prompt_tokens_p90"]
     assert figures["cache_hits"] == figures["cache_requests"] >= 1

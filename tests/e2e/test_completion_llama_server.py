@@ -6,17 +6,14 @@ are nonsense, the plumbing is real — the request fields, the server's prompt c
 keystrokes, the language server over stdio, and the server's own refusal of a model without
 FIM tokens, which the user gets as one clear message.
 
-The binary: `LSP_AGENT_LLAMA_SERVER`, else the build that `lsp_agent.testing.llama_server_build`
-provisions (issue 30), else `llama-server` on PATH (missing: fails under CI=true, skips
-elsewhere).
+The binary is the one `python -m lsp_agent.testing.llama_server_build` provisions (issue 30;
+`tests/check.sh` runs it), started by `lsp_agent.testing.llama_server.LlamaServer`; missing, the
+tests fail under CI=true and skip elsewhere.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +25,9 @@ from lsp_agent.completion.backends.llama_server import LlamaServerBackend
 from lsp_agent.completion.config import CompletionConfig
 from lsp_agent.completion.context import build_context, choose_anchor
 from lsp_agent.models.embedded.loader import embedded_gguf
-from tests.conftest import free_port, require_component, wait_for_http
+from lsp_agent.testing.llama_server import LlamaServer, provisioned
+from lsp_agent.testing.server_process import ModelServerError
+from tests.conftest import require_component
 
 FIM_OVERRIDES = (
     "tokenizer.ggml.fim_pre_token_id=int:11,"
@@ -38,55 +37,40 @@ FIM_OVERRIDES = (
 SOURCE = ["def add(a, b):", "    return a + b", "", "def mul(a, b):", "    return "]
 
 
-def llama_server_binary() -> str | None:
-    given = os.environ.get("LSP_AGENT_LLAMA_SERVER")
-    if given:
-        return given
+class InfillServer(LlamaServer):
+    """The provisioned llama-server with SmolLM2, its prompt cache reused in chunks, and
+    `extra` arguments."""
+
+    def __init__(self, log: Path, *extra: str) -> None:
+        super().__init__(embedded_gguf("embedded"), "smollm2", log_path=log, context_tokens=2048)
+        self.extra = extra
+
+    def command(self) -> list[str]:
+        return [*super().command(), "--cache-reuse", "256", *self.extra]
+
+
+def start(log: Path, *extra: str) -> InfillServer:
+    binary = provisioned()
+    require_component(
+        "llama.cpp's llama-server",
+        binary is not None,
+        "run `python -m lsp_agent.testing.llama_server_build` (tests/check.sh does)",
+    )
+    server = InfillServer(log, *extra)
     try:
-        from lsp_agent.testing.llama_server_build import provisioned
-    except ImportError:  # the provisioning step is not in this checkout
-        return shutil.which("llama-server")
-    built = provisioned()
-    return str(built) if built is not None else shutil.which("llama-server")
-
-
-def server_environment(binary: str) -> dict[str, str]:
-    """The provisioned build's own environment (its libraries), else ours."""
-    try:
-        from lsp_agent.testing.llama_server_build import server_environment as build_env
-    except ImportError:
-        return dict(os.environ)
-    return {**os.environ, **build_env(Path(binary))}
-
-
-def start(log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
-    binary = llama_server_binary()
-    require_component("llama.cpp's llama-server", binary is not None, "set LSP_AGENT_LLAMA_SERVER")
-    assert binary is not None
-    port = free_port()
-    argv = [binary, "-m", str(embedded_gguf("embedded")), "--host", "127.0.0.1"]
-    argv += ["--port", str(port), "-c", "2048", "-t", "2", "--cache-reuse", "256", *extra]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            argv, stdout=out, stderr=subprocess.STDOUT, env=server_environment(binary)
-        )
-    url = f"http://127.0.0.1:{port}"
-    if not wait_for_http(url + "/health", proc, 120):
-        proc.kill()
-        raise AssertionError(f"llama-server did not come up:\n{log.read_text()[-2000:]}")
-    return proc, url
+        return server.start(timeout_s=120)
+    except ModelServerError as exc:
+        raise AssertionError(f"llama-server did not come up: {exc}") from exc
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    proc, url = start(
-        tmp_path_factory.mktemp("llama-server") / "log", "--override-kv", FIM_OVERRIDES
-    )
+    log = tmp_path_factory.mktemp("llama-server") / "log"
+    running = start(log, "--override-kv", FIM_OVERRIDES)
     try:
-        yield url
+        yield running.base_url
     finally:
-        proc.terminate()
-        proc.wait(30)
+        running.stop()
 
 
 def request(url: str, lines: list[str], character: int) -> tuple[LlamaServerBackend, FimRequest]:
@@ -114,19 +98,18 @@ def test_infill_answers_and_the_next_keystroke_reuses_the_prompt_cache(server: s
 
 
 def test_a_model_without_fim_tokens_is_refused_with_the_servers_reason(tmp_path: Path) -> None:
-    proc, url = start(tmp_path / "log")
+    running = start(tmp_path / "log")
+    backend, fim = request(running.base_url, SOURCE, 11)
+
+    async def run() -> None:
+        try:
+            await backend.complete(fim)
+        finally:
+            await backend.close()
+
     try:
-        backend, fim = request(url, SOURCE, 11)
-
-        async def run() -> None:
-            try:
-                await backend.complete(fim)
-            finally:
-                await backend.close()
-
         with pytest.raises(BackendUnavailable) as refused:
             asyncio.run(run())
     finally:
-        proc.terminate()
-        proc.wait(30)
+        running.stop()
     assert "Infill is not supported by this model" in str(refused.value)

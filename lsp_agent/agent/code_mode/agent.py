@@ -4,7 +4,7 @@ The model answers each step with a thought and a Python block that calls the job
 as functions; one step can chain several calls with data flowing between them. The code
 runs in a hardened container without the repository (`sandbox.code`: the sandbox opens the
 job's `CodeSession`); each call comes back to the host and passes the same
-`InstrumentedTool` as in tool-calling mode (code_executor.py). The builder
+`InstrumentedTool` as in tool-calling mode (executor.py). The builder
 (`agent.factory.build_agent`) adds what both modes share: the final-answer check, the
 context budget (here on the code and its output as well), planning and the step monitor.
 
@@ -28,8 +28,9 @@ from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
 from lsp_agent.agent.code_mode.messages import code_step_messages, text_message
 from lsp_agent.agent.code_mode.prompts import code_model_templates, code_system_prompt
 from lsp_agent.agent.context_budget import ContextBudget
+from lsp_agent.agent.observations import summarize_observation
 from lsp_agent.agent.planning import PlanReplyLimitMixin
-from lsp_agent.agent.steps import StepMonitor, job_notes, summarize_observation
+from lsp_agent.agent.steps import StepMonitor, job_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from sandbox.code import CodeSession
 from tools.base import ToolContext

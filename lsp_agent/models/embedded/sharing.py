@@ -33,13 +33,13 @@ from llama_cpp import _internals as internals
 
 from lsp_agent.models.embedded.decode_gate import DecodeGate
 from lsp_agent.models.embedded.loader import (
-    N_THREADS_DECODE,
-    N_THREADS_PROMPT,
     EmbeddedModelError,
     LoadedModel,
     embedded_gguf,
     load_llama,
+    max_context,
 )
+from lsp_agent.models.embedded.threads import free_threads
 
 MIN_AGENT_CONTEXT = 512  # the agent's context when the agent uses another model
 AGENT_STEP_TOKENS = 64
@@ -97,8 +97,7 @@ class CompletionContext:
         params.n_ctx = n_ctx
         params.n_batch = PROMPT_STEP_TOKENS
         params.n_ubatch = PROMPT_STEP_TOKENS
-        params.n_threads = N_THREADS_DECODE  # the agent's threads (see `loader`)
-        params.n_threads_batch = N_THREADS_PROMPT
+        params.n_threads = params.n_threads_batch = 1  # `fit_threads` sets them per request
         self.n_ctx = n_ctx
         self._ctx = internals.LlamaContext(model=model, params=params, verbose=False)
         self._batch = internals.LlamaBatch(n_tokens=PROMPT_STEP_TOKENS, embd=0, n_seq_max=1)
@@ -106,6 +105,7 @@ class CompletionContext:
         self._n_vocab = int(model.n_vocab())
         self._piece_buffer = ctypes.create_string_buffer(64)
         self.tokens: list[int] = []
+        self.threads = (1, 1)
         # One request at a time uses this context; the next waits for the previous to stop.
         self.lock = threading.Lock()
 
@@ -130,8 +130,18 @@ class CompletionContext:
     def is_end(self, token: int) -> bool:
         return bool(llama_cpp.llama_vocab_is_eog(self._vocab, token))
 
+    def fit_threads(self) -> None:
+        """The agent's rule (`Decoder.fit_threads`): the cores free now for the prompt, and for
+        decoding when a token is work enough to split (a large model)."""
+        free = free_threads()
+        wanted = (free if self.loaded.large else 1, free)
+        if wanted != self.threads:
+            llama_cpp.llama_set_n_threads(self._ctx.ctx, *wanted)
+            self.threads = wanted
+
     def prepare(self, tokens: Sequence[int], should_stop: Callable[[], bool]) -> Prepared:
         """Make the KV cache hold `tokens` with logits for the last one (see the module doc)."""
+        self.fit_threads()
         if not tokens:
             raise ValueError("an empty prompt")
         if len(tokens) >= self.n_ctx:
@@ -210,15 +220,16 @@ def agent_context(path: Path, agent_model_id: str, agent_num_ctx: int) -> int:
     """The context length the agent would load `path` with (`MODEL_ID`, `MODEL_NUM_CTX`), so a
     completion context is made on the agent's very copy; the least when the agent uses another
     model (its context goes unused then)."""
-    from lsp_agent.models.embedded.model import MAX_CONTEXT
-
     if not agent_model_id.startswith("embedded"):
         return MIN_AGENT_CONTEXT
     try:
         same = embedded_gguf(agent_model_id) == path
     except EmbeddedModelError:
         return MIN_AGENT_CONTEXT
-    return max(MIN_AGENT_CONTEXT, min(agent_num_ctx, MAX_CONTEXT)) if same else MIN_AGENT_CONTEXT
+    if not same:
+        return MIN_AGENT_CONTEXT
+    # The agent's own rule (`models.embedded.model`): MODEL_NUM_CTX within the model's most.
+    return max(MIN_AGENT_CONTEXT, min(agent_num_ctx, max_context(agent_model_id)))
 
 
 _SHARED: dict[tuple[Path, int], SharedModel] = {}

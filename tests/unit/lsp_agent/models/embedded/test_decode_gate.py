@@ -89,7 +89,7 @@ def test_the_time_a_completion_step_waits_for_an_agent_step_is_counted() -> None
     gate = DecodeGate()
     with gate.step("completion"):
         pass
-    assert gate.waited_s["completion"] < 0.05  # nobody held the model
+    alone = gate.waited_s["completion"]  # nobody held the model: about nothing
     agent_inside, release = threading.Event(), threading.Event()
 
     def agent_step() -> None:
@@ -100,8 +100,8 @@ def test_the_time_a_completion_step_waits_for_an_agent_step_is_counted() -> None
     agent = threading.Thread(target=agent_step, daemon=True)
     agent.start()
     assert agent_inside.wait(10)
-    threading.Timer(0.2, release.set).start()
+    threading.Timer(0.3, release.set).start()
     with gate.step("completion"):
         pass
     agent.join(10)
-    assert gate.waited_s["completion"] >= 0.2
+    assert gate.waited_s["completion"] - alone >= 0.2  # the agent held it for 0.3 s

@@ -5,8 +5,9 @@ decode on the same few cores, so running them together only slows both; the gate
 `llama_decode` call (a step: one batch of prompt tokens, or one generated token) run at a time
 and chooses who goes next:
 
-- a waiting completion step goes before a waiting agent step: a keystroke's completion waits
-  at most for the agent step already running;
+- a waiting completion step goes before a waiting agent step, and a completion request keeps
+  its turn between two of its steps (while it samples the next token): a keystroke's
+  completion waits at most for the agent step already running when it began;
 - the agent is owed the next step when a completion request ends while it waits, and when
   completion steps have run back to back for longer than `fair_after_s` while it waited; so
   completions hold the agent up for at most that long at a time, and typing without pause
@@ -27,10 +28,10 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 Lane = Literal["agent", "completion"]
-# A completion request shorter than this is never interrupted by an agent step (the typing
-# target's p95). At 1.0 s, on a loaded 2-core machine a completion during an agent job took
-# 9.8 s against 1.1 s idle: each second of it let in an agent step of seconds.
+# A completion request shorter than this is not interrupted by agent steps (the typing
+# target's p95); an agent step is seconds on a loaded 2-core machine (64 prompt tokens).
 FAIR_AFTER_S = 2.5
+POLL_S = 0.05
 
 
 class DecodeGate:
@@ -50,6 +51,7 @@ class DecodeGate:
         self._waiting: dict[Lane, int] = {"agent": 0, "completion": 0}
         self._agent_owed = False
         self._completion_run_since: float | None = None
+        self._request_since: float | None = None  # a completion request in progress since
         self.waited_s: dict[Lane, float] = {"agent": 0.0, "completion": 0.0}
         self.history = history
 
@@ -58,7 +60,13 @@ class DecodeGate:
             return False
         if lane == "completion":
             return not (self._agent_owed and self._waiting["agent"])
-        return self._agent_owed or not self._waiting["completion"]
+        if self._agent_owed:
+            return True
+        if self._waiting["completion"]:
+            return False
+        # Between two steps of a completion request the agent waits, for `fair_after_s` at most.
+        since = self._request_since
+        return since is None or self._clock() - since >= self.fair_after_s
 
     @contextmanager
     def step(self, lane: Lane) -> Iterator[None]:
@@ -68,10 +76,12 @@ class DecodeGate:
             asked = self._clock()
             try:
                 while not self._may_go(lane):
-                    self._cond.wait()
+                    self._cond.wait(POLL_S)  # a request's turn may run out with no one notifying
             finally:
                 self._waiting[lane] -= 1
                 self.waited_s[lane] += self._clock() - asked
+            if lane == "completion" and self._request_since is None:
+                self._request_since = self._clock()
             self._busy = True
             self._record(lane, "start")
         try:
@@ -103,6 +113,7 @@ class DecodeGate:
             if self._waiting["agent"]:
                 self._agent_owed = True
             self._completion_run_since = None
+            self._request_since = None
             self._cond.notify_all()
 
     def _record(self, lane: Lane, event: str) -> None:

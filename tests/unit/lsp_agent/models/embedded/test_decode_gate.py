@@ -60,6 +60,7 @@ def test_the_agent_gets_a_step_after_each_completion_request() -> None:
     gate.request_done()
     with gate.step("completion"):  # the next request's first step
         pass
+    gate.request_done()
     agent.stopped.set()
     agent.join(10)
     assert starts(history)[:3] == ["completion", "agent", "completion"]
@@ -89,6 +90,7 @@ def test_the_time_a_completion_step_waits_for_an_agent_step_is_counted() -> None
     gate = DecodeGate()
     with gate.step("completion"):
         pass
+    gate.request_done()
     alone = gate.waited_s["completion"]  # nobody held the model: about nothing
     agent_inside, release = threading.Event(), threading.Event()
 
@@ -103,5 +105,25 @@ def test_the_time_a_completion_step_waits_for_an_agent_step_is_counted() -> None
     threading.Timer(0.3, release.set).start()
     with gate.step("completion"):
         pass
+    gate.request_done()
     agent.join(10)
     assert gate.waited_s["completion"] - alone >= 0.2  # the agent held it for 0.3 s
+
+
+def test_a_completion_request_keeps_its_turn_between_its_steps() -> None:
+    history: list[tuple[Lane, str]] = []
+    gate = DecodeGate(history=history)
+    agent = Agent(gate)
+    agent.start()
+    assert agent.inside.wait(10)
+    asked = len(history)
+    for _ in range(5):  # a completion: a step, then the next token is sampled outside the gate
+        with gate.step("completion"):
+            pass
+        time.sleep(0.01)
+    between = starts(history, asked)
+    gate.request_done()
+    agent.stopped.set()
+    agent.join(10)
+    first = between.index("completion")
+    assert between[first:] == ["completion"] * 5, f"agent steps between a request's: {between}"

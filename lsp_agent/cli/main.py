@@ -255,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="bench models: model to run the compliance suite on, repeatable "
         "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
-        "bench demo: the model the demo runs (default `embedded`)",
+        "bench demo: the model the demo runs (default `embedded`); "
+        "bench complete: the completion model (default `embedded:qwen2.5-coder-1.5b`)",
     )
     bench.add_argument(
         "--levels",

@@ -19,7 +19,7 @@ Line count is kept (a redacted private key keeps its lines), so line numbers sta
 A token written backwards, base64- or hex-encoded (what code that has read a secret can
 print to get it past the shapes above) is redacted too: each long run of token characters
 is also looked at reversed and decoded. This bounds the trivial transformations only; see
-the README's security model for what redaction does not promise.
+the security model (docs/security.md) for what redaction does not promise.
 """
 
 from __future__ import annotations

@@ -101,3 +101,15 @@ def list_truncation_note(total: int, shown: int, *, what: str = "items") -> str:
         f"[truncated: showing {shown} of {total} {what}; {total - shown} not shown. "
         "Use a more specific pattern to narrow the list.]"
     )
+
+
+def shorten_line(text: str, limit: int) -> str:
+    """`text` on one line of at most `limit` characters, cut between words (never inside
+    one, unless a single word fills most of the line), ending with "…" when cut."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    room = max(limit - 1, 0)
+    cut = line.rfind(" ", 0, room + 1)
+    kept = line[:cut] if cut >= room * 2 // 3 else line[:room]
+    return kept.rstrip(" ;,:(—-") + "…"

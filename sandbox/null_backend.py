@@ -119,4 +119,5 @@ def check_in_memory(
         backend=backend,
         available=False,
         files=parsed.paths,
+        unavailable_reason=reason,
     )

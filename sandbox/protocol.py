@@ -60,6 +60,7 @@ class PatchCheck:
     failing_before: bool = False
     problem: str = ""
     exit_status_only: bool = False  # no per-test report: the exit statuses were compared
+    unavailable_reason: str = ""  # why no sandbox could check (`available` False)
 
     @property
     def check_status(self) -> str:
@@ -86,6 +87,8 @@ class PatchCheck:
         """
         applies = "yes" if self.applies else "no"
         head = f"applies: {applies}; check: {self.check_status}"
+        if self.check_status == "unavailable" and self.unavailable_reason:
+            head += f" ({self.unavailable_reason})"
         results = self.results_text()
         if results:  # where and what the patch changed first: they must survive a shortening
             command = f" — {' '.join(self.check_command)}" if self.check_command else ""

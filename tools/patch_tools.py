@@ -60,7 +60,7 @@ class PatchToolBase(AgentTool):
             return "check: unavailable (the sandbox failed; see the server log)"
         text: str = check.summary()
         if not getattr(check, "available", True):
-            return f"check: unavailable ({check.output.strip().splitlines()[0]})"
+            return text if check.applies else check.output.strip().splitlines()[0]
         if check.check_passed is False or not check.applies:
             tail = check.output.strip().splitlines()[-CHECK_OUTPUT_LINES:]
             text += "\n" + "\n".join(tail)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from safety.truncation import shorten_line
+
 __all__ = ["is_error_observation", "summarize_observation"]
 
 
@@ -27,8 +29,7 @@ def summarize_observation(text: str, limit: int = 160) -> str:
             line = stripped
     else:
         line = stripped
-    first = line.splitlines()[0] if line else ""
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+    return shorten_line(line.splitlines()[0] if line else "", limit)
 
 
 def is_error_observation(text: str) -> bool:

@@ -8,15 +8,20 @@ while the user is still reading code. Code actions keep answering meanwhile: the
 the event loop and need none of it.
 
 Nothing here talks to the network: LiteLLM's request path is exercised with its own
-`mock_response`, and the sandbox container is left to the first check.
+`mock_response`, and the sandbox container is left to the first check. The imports run in
+slices (`import_slices`): `pause()` before each module and between the steps (the server
+pauses while the editor is talking to it), and large JSON parsed in Python, where the event
+loop's thread can get in between.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
+from lsp_agent.agent.import_slices import collection_paused, preemptible_json, yielding_imports
 from lsp_agent.logging_setup import quiet_third_party_imports
 from lsp_agent.models.config import ModelConfig
 from lsp_agent.settings import Settings
@@ -38,25 +43,35 @@ _PROBE_TOOL: dict[str, Any] = {
 }
 
 
-def warm_up(settings: Settings) -> float:
-    """Import the runtime, set up tracing and build the model client; seconds taken."""
+def _no_pause() -> None:
+    return None
+
+
+def warm_up(settings: Settings, pause: Callable[[], None] = _no_pause) -> float:
+    """Import the runtime, set up tracing and build the model client; seconds taken.
+
+    `pause()` runs before each module imported and between the steps."""
     started = time.monotonic()
     quiet_third_party_imports()
-    from lsp_agent.agent.factory import build_agent  # noqa: F401  (the agent and its tools)
-    from lsp_agent.agent.services import services
-    from lsp_agent.models.factory import build_model, is_embedded
+    with collection_paused(), yielding_imports(pause), preemptible_json():
+        from lsp_agent.agent.factory import build_agent  # noqa: F401  (the agent and its tools)
+        from lsp_agent.agent.services import services
+        from lsp_agent.models.factory import build_model, is_embedded
 
-    shared = services()
-    shared.start_tracing(settings.telemetry_config())  # its notice waits for the first job
-    config = settings.model_config()
-    if not config.model_id.startswith("scripted:"):
-        build_model(
-            config,
-            constrained_calls=config.model_constrained_calls,
-            capabilities=shared.capabilities,
-        )
-        if not is_embedded(config.model_id):
-            _dry_litellm_request(config)
+        pause()
+        shared = services()
+        shared.start_tracing(settings.telemetry_config())  # its notice waits for the first job
+        config = settings.model_config()
+        if not config.model_id.startswith("scripted:"):
+            pause()
+            build_model(
+                config,
+                constrained_calls=config.model_constrained_calls,
+                capabilities=shared.capabilities,
+            )
+            if not is_embedded(config.model_id):
+                pause()
+                _dry_litellm_request(config)
     restore_process_environ()  # what a library loaded into os.environ is not the user's
     return time.monotonic() - started
 

@@ -1,12 +1,15 @@
 """`lsp-agent bench lsp`: the language server's latency and memory over stdio.
 
 - `start_ms`: from spawning `lsp-agent serve` to the `initialize` answer (median of 3);
-- `code_action_warmup_p99_ms`: code actions right after `initialized`, while the agent
-  machinery warms up in the background (`warm_up_running_at_end` 1 = it still was);
+- `code_action_warmup_p99_ms`: code actions right after `initialized`, back to back, while
+  the agent machinery warms up in the background (`warm_up_running_at_end` 1 = it still was);
+- `code_action_warmup_paced_p99_ms`: then one code action every 20-120 ms (random, like
+  clicks and cursor moves) until the warm-up is done (`warm_up_paced_samples` of them): a
+  request that comes while the warm-up is busy, not right after another;
 - `code_action_idle_p50_ms` / `_p99_ms`: one `textDocument/codeAction` round trip at a
   time, no job running;
 - `first_request_ms`: on a server up for 10 s, from `lspAgent.run` to the first request
-  the model server receives;
+  the model server receives (`warm_up_done_before_run` 1: the warm-up had finished);
 - `code_action_busy_p50_ms` / `_p99_ms`: the same while an agent job runs — the real
   runtime against a scripted OpenAI-compatible endpoint on 127.0.0.1 that delays its
   answer, so the job is busy (waiting on the model) for the whole measurement;
@@ -24,6 +27,7 @@ one edit <= 1 ms at 2.6 MB.
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import tempfile
 import time
@@ -35,6 +39,8 @@ from lsp_agent.testing.scripted_server import ScriptedOpenAIServer
 from safety.host_env import user_environ
 
 MODEL_DELAY_S = 60.0
+PACED_GAP_S = (0.02, 0.12)
+PACED_LIMIT_S = 20.0
 SAMPLE = "def add(a, b):\n    total = a - b\n    return total\n" * 50
 STARTS = 3
 UP_BEFORE_RUN_S = 10.0
@@ -91,6 +97,19 @@ def _code_action(client: StdioClient, uri: str, line: int = 61) -> float:
 
 def _code_actions(client: StdioClient, uri: str, runs: int) -> list[float]:
     return [_code_action(client, uri) for _ in range(runs)]
+
+
+def _paced_during_warm_up(client: StdioClient, uri: str) -> list[float]:
+    """Code actions at random 20-120 ms gaps until the warm-up is done (or 20 s)."""
+    pick = random.Random(7)
+    samples: list[float] = []
+    deadline = time.monotonic() + PACED_LIMIT_S
+    while time.monotonic() < deadline:
+        samples.append(_code_action(client, uri))
+        time.sleep(pick.uniform(*PACED_GAP_S))
+        if len(samples) % 10 == 0 and _status(client).get("warmUp") != "running":
+            break
+    return samples
 
 
 def _open(client: StdioClient, uri: str, text: str) -> None:
@@ -179,12 +198,18 @@ def measure(runs: int) -> dict[str, float]:
             warming = _code_actions(client, uri, runs)
             figures["code_action_warmup_p99_ms"] = _percentile(warming, 0.99)
             figures["warm_up_running_at_end"] = float(_status(client).get("warmUp") == "running")
+            paced = _paced_during_warm_up(client, uri)
+            figures["code_action_warmup_paced_p99_ms"] = _percentile(paced, 0.99)
+            figures["warm_up_paced_samples"] = float(len(paced))
             time.sleep(max(0.0, up_since + UP_BEFORE_RUN_S - time.monotonic()))
             idle = _code_actions(client, uri, runs)
             figures["code_action_idle_p50_ms"] = statistics.median(idle)
             figures["code_action_idle_p99_ms"] = _percentile(idle, 0.99)
             figures["rss_idle_mb"] = rss_mb(client.proc.pid)
 
+            figures["warm_up_done_before_run"] = float(
+                str(_status(client).get("warmUp", "")).startswith("done")
+            )
             sent = time.perf_counter()
             started = client.request(
                 "workspace/executeCommand",

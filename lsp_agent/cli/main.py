@@ -35,7 +35,12 @@ def _run(args: argparse.Namespace) -> int:
     from lsp_agent.cli.run import run_headless
 
     return run_headless(
-        args.task, args.repo, yes=args.yes, max_steps=args.max_steps, model=args.model
+        args.task,
+        args.repo,
+        yes=args.yes,
+        max_steps=args.max_steps,
+        model=args.model,
+        undo=args.undo,
     )
 
 
@@ -154,6 +159,22 @@ def _add_trust(sub: Any) -> None:
     trust.set_defaults(handler=_trust)
 
 
+def _add_run(sub: Any) -> None:
+    run = sub.add_parser("run", help="run one task headless on a repository")
+    run.add_argument("task", nargs="?", help="what the agent should do")
+    run.add_argument("--repo", type=Path, default=Path.cwd(), help="repository (default: .)")
+    run.add_argument("--yes", action="store_true", help="approve patches and commands")
+    run.add_argument("--max-steps", type=int, help="override AGENT_MAX_STEPS")
+    run.add_argument("--model", help="override MODEL_ID")
+    run.add_argument(
+        "--undo",
+        action="store_true",
+        help="put back what the last run in --repo wrote (lines changed since stay; a file "
+        "whose written lines changed since is left and named)",
+    )
+    run.set_defaults(handler=_run)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lsp-agent",
@@ -180,13 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     acp.set_defaults(handler=_acp)
 
-    run = sub.add_parser("run", help="run one task headless on a repository")
-    run.add_argument("task", nargs="?", help="what the agent should do")
-    run.add_argument("--repo", type=Path, default=Path.cwd(), help="repository (default: .)")
-    run.add_argument("--yes", action="store_true", help="approve patches and commands")
-    run.add_argument("--max-steps", type=int, help="override AGENT_MAX_STEPS")
-    run.add_argument("--model", help="override MODEL_ID")
-    run.set_defaults(handler=_run)
+    _add_run(sub)
 
     demo = sub.add_parser(
         "demo",
@@ -240,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="bench models: model to run the compliance suite on, repeatable "
         "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
-        "bench demo: the model the demo runs (default `embedded`)",
+        "bench demo: the model the demo runs (default `embedded`); "
+        "bench complete: the completion model (default `embedded:qwen2.5-coder-1.5b`)",
     )
     bench.add_argument(
         "--levels",

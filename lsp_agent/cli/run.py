@@ -3,7 +3,9 @@
 Progress is printed as it happens; approvals are asked at the terminal (y / n / show);
 `--yes` approves patches and approval-needing commands (a denied command is never run);
 with no terminal and no `--yes`, approvals are rejected and the run says so. Exit codes:
-0 final answer, 1 failure or max steps, 2 bad usage. With no TASK: an interactive loop.
+0 final answer, 1 failure or max steps, 2 bad usage. With no TASK: an interactive loop
+(`/undo` there undoes the last task). What a run wrote is recorded, so `--undo` can put it
+back (`lsp_agent.cli.run_undo`).
 """
 
 from __future__ import annotations
@@ -73,11 +75,24 @@ def print_result(console: Console, result: JobResult) -> None:
         console.print(f"[bold]lsp-agent:[/bold] {inert(fact)}")
 
 
-def run_task(job: JobRequest, task: str) -> JobResult:
-    """Run `task` as `job` does (the terminal's settings, gate, writer, printer)."""
+def run_task(job: JobRequest, task: str, repo: Path, console: Console) -> JobResult:
+    """Run `task` as `job` does (the terminal's settings, gate, writer, printer), recording
+    what it writes in `repo` so that `--undo` can put it back."""
     from lsp_agent.agent.runtime import run_job
+    from lsp_agent.cli.run_undo import LastRun
+    from tools.patches import RecordingWriter, WriteJournal
 
-    return run_job(dataclasses.replace(job, task=task, cancel=threading.Event()))
+    journal = WriteJournal()
+    writer = RecordingWriter(job.writer, journal)
+    try:
+        return run_job(dataclasses.replace(job, task=task, writer=writer, cancel=threading.Event()))
+    finally:
+        LastRun(repo).save(task, journal)
+        if journal:
+            console.print(
+                f"[dim]changed {inert(', '.join(journal.paths()))} "
+                "(lsp-agent run --undo puts it back)[/dim]"
+            )
 
 
 def run_headless(
@@ -88,11 +103,19 @@ def run_headless(
     max_steps: int | None = None,
     model: str | None = None,
     console: Console | None = None,
+    undo: bool = False,
 ) -> int:
     console = console or Console(highlight=False, soft_wrap=True)
     if not repo.is_dir():
         console.print(f"[red]--repo {repo} is not a directory[/red]")
         return EXIT_USAGE
+    if undo:
+        if task:
+            console.print("[red]--undo takes no TASK: it undoes the last run[/red]")
+            return EXIT_USAGE
+        from lsp_agent.cli.run_undo import undo_last_run
+
+        return undo_last_run(repo, console)
     if max_steps is not None and max_steps < 1:
         console.print("[red]--max-steps must be 1 or more[/red]")
         return EXIT_USAGE
@@ -122,14 +145,16 @@ def run_headless(
         client=client,
     )
     if task:
-        result = run_task(job, task)
+        result = run_task(job, task, root, console)
         print_result(console, result)
         return EXIT_OK if result.ok else EXIT_FAILURE
     if not interactive:
         console.print("[red]no TASK given and no terminal for an interactive session[/red]")
         return EXIT_USAGE
     where, model_id = inert(str(repo.resolve())), inert(settings.model_id)
-    console.print(f"lsp-agent on {where} with {model_id}. Empty line to quit.")
+    console.print(
+        f"lsp-agent on {where} with {model_id}. /undo undoes the last task; an empty line quits."
+    )
     while True:
         try:
             line = input("task> ").strip()
@@ -137,4 +162,9 @@ def run_headless(
             return EXIT_OK
         if not line:
             return EXIT_OK
-        print_result(console, run_task(job, line))
+        if line == "/undo":
+            from lsp_agent.cli.run_undo import undo_last_run
+
+            undo_last_run(repo, console)
+            continue
+        print_result(console, run_task(job, line, root, console))

@@ -215,6 +215,26 @@ def report(stage: AgentStage, before: str, after: str, outcome: DemoOutcome, sho
     show(f"Result: {verdict} ({outcome.duration_s:.1f} s in all).")
 
 
+def sandbox_line() -> str:
+    """Where the patch's check will run, said plainly (and how to fix a missing engine)."""
+    from lsp_agent.settings import load_settings
+    from sandbox import docker_problem
+    from sandbox.docker import image_tag
+
+    config = load_settings()[0].sandbox_config()
+    if config.backend == "none":
+        return "none (SANDBOX_BACKEND=none): the check only says whether the patch applies"
+    if config.backend == "local":
+        return "this machine (SANDBOX_BACKEND=local): each check command asks first"
+    problem = docker_problem(config)
+    if problem is None:
+        return f"Docker, image {image_tag(config)}: the tests run there, before and after the patch"
+    return (
+        f"unavailable. {problem[0].upper()}{problem[1:]}. Until then the demo still runs; "
+        "its check says `unavailable` (nothing runs on this machine)."
+    )
+
+
 @dataclass(frozen=True)
 class DemoOutcome:
     fixed: bool
@@ -233,6 +253,7 @@ def demo_once(model: str | None = None, show: Show = say) -> DemoOutcome:
         before = (repo / DEFECT_FILE).read_text(encoding="utf-8")
         show(f"1. Sample repository with a defect: {repo}")
         show(f"   tests pass before the agent: {sample_tests_pass(repo)}")
+        show(f"   sandbox: {sandbox_line()}")
         stage = asyncio.run(run_agent_stage(repo, model, show))
         after = (repo / DEFECT_FILE).read_text(encoding="utf-8")
         outcome = DemoOutcome(

@@ -11,6 +11,10 @@ object would hold one field):
 - `lspAgent.status` -> `{job, jobs, pendingApprovals, lastJob, projectEnv}` (projectEnv: whether
   the workspace's declared dependencies are prepared for checks, `lsp-agent sandbox prepare`;
   each job's `plan` is its latest plan when AGENT_PLANNING_INTERVAL is on, else null);
+- `lspAgent.undo {jobId?}` -> `{jobId, status, restored, changedSince, message}`: restores what
+  the job (default: the last one) wrote, in one `workspace/applyEdit`; files whose written
+  lines changed since are left and listed (`changedSince`: `{path, reason}`); `status` is
+  `applied`, `nothing`, `rejected` or `failed`;
 - `lspAgent.prepare` -> `{status}`: `asking` (the editor shows what will run, with Prepare /
   Cancel; only Prepare downloads anything), `ready`, `running` or `none`.
 
@@ -31,7 +35,8 @@ APPROVE = "lspAgent.approve"
 REJECT = "lspAgent.reject"
 STATUS = "lspAgent.status"
 PREPARE = "lspAgent.prepare"
-ALL = (RUN, CANCEL, APPROVE, REJECT, STATUS, PREPARE)
+UNDO = "lspAgent.undo"
+ALL = (RUN, CANCEL, APPROVE, REJECT, STATUS, PREPARE, UNDO)
 
 MAX_TASK_CHARS = 10_000
 SELECTION_LINES = 60
@@ -118,7 +123,7 @@ def parse_run(args: Sequence[Any]) -> RunRequest:
     return RunRequest(task.strip(), uri, parse_range(rng) if rng is not None else None)
 
 
-def parse_job_id(args: Sequence[Any]) -> int:
+def parse_job_id(args: Sequence[Any], command: str = CANCEL) -> int:
     """The job id of `lspAgent.cancel`'s arguments (`{jobId}` or a bare id)."""
     value: Any = args[0] if len(args) == 1 else None
     if isinstance(value, dict):
@@ -126,8 +131,18 @@ def parse_job_id(args: Sequence[Any]) -> int:
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise CommandError(f'{CANCEL} takes one object argument {{"jobId": N}}')
+        raise CommandError(f'{command} takes one object argument {{"jobId": N}}')
     return value
+
+
+def parse_undo(args: Sequence[Any]) -> int | None:
+    """The job id of `lspAgent.undo`'s arguments; None (the last job) when none is given."""
+    if not args or (len(args) == 1 and args[0] in (None, [])):  # Lua's {} is sent as []
+        return None
+    first = args[0]
+    if len(args) == 1 and isinstance(first, dict) and first.get("jobId") is None:
+        return None
+    return parse_job_id(args, UNDO)
 
 
 def parse_approval(command: str, args: Sequence[Any]) -> tuple[str, str]:

@@ -12,6 +12,8 @@ from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
 
+from safety.truncation import shorten_line
+
 T = TypeVar("T")
 
 
@@ -38,6 +40,5 @@ def log_message(client: EditorClient, kind: types.MessageType, text: str) -> Non
 
 
 def shorten(text: str, limit: int) -> str:
-    """One line of at most `limit` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """One line of at most `limit` characters, cut between words."""
+    return shorten_line(text, limit)

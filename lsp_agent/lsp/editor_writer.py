@@ -29,7 +29,7 @@ from lsp_agent.lsp.client_setup import EditOptions
 from lsp_agent.lsp.editor_client import EditorClient
 from lsp_agent.lsp.edits import EditError, workspace_edit
 from safety.approval_flags import patch_flags
-from tools.patches import FilePatch, PatchResult, WriteOutcome
+from tools.patches import FilePatch, PatchResult, WriteOutcome, hunks_in
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,7 @@ class EditorPatchWriter:
         *,
         cancel: threading.Event,
         timeout_s: float = APPLY_TIMEOUT_S,
+        title: str = "lsp-agent",
     ) -> None:
         self.client = client
         self.buffers = buffers
@@ -59,6 +60,7 @@ class EditorPatchWriter:
         self.options = options
         self.cancel = cancel
         self.timeout_s = timeout_s
+        self.title = title
 
     def write(self, result: PatchResult) -> WriteOutcome:
         if self.cancel.is_set():
@@ -102,7 +104,7 @@ class EditorPatchWriter:
             return WriteOutcome("failed", f"{exc}; nothing was written")
         # the refactor preview may be the only question: it carries the same flags
         flags = patch_flags(result.diff, result.paths)
-        label = " | ".join(["lsp-agent: " + ", ".join(result.paths), *flags])
+        label = " | ".join([f"{self.title}: " + ", ".join(result.paths), *flags])
         params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
         return self.client.request(types.WORKSPACE_APPLY_EDIT, params), versions
 
@@ -163,19 +165,23 @@ class EditorPatchWriter:
                 "not change (the document was probably newer than the edit)",
                 files,
             )
-        partial = []
+        written: list[FilePatch] = []
+        partial: list[str] = []
         for file in result.files:
             document = self.buffers.get(file.path)
-            if versions.get(file.path) is not None and document and document[0] != file.after:
-                partial.append(file.path)
+            if versions.get(file.path) is None or document is None or document[0] == file.after:
+                written.append(file)
+                continue
+            written.append(FilePatch(file.path, file.old_path, file.before, document[0]))
+            partial.append(_kept(file, document[0]))
         if partial:
             return WriteOutcome(
                 "applied",
-                f"partially applied: {', '.join(partial)} differ from the patch (hunks were "
-                "left out in the editor)",
+                f"partially applied: {'; '.join(partial)}",
                 files,
+                tuple(written),
             )
-        return WriteOutcome("applied", "", files)
+        return WriteOutcome("applied", "", files, tuple(written))
 
     def _outcome(self, result: PatchResult, response: Any, versions: Versions) -> WriteOutcome:
         files = [f.path for f in result.files]
@@ -198,3 +204,17 @@ class EditorPatchWriter:
                 files,
             )
         return WriteOutcome("rejected", "the edit was declined in the editor", files)
+
+
+def _kept(file: FilePatch, text: str) -> str:
+    """Which of `file`'s hunks the editor applied, for the model (`text` is the document)."""
+    kept = hunks_in(file, text)
+    if kept is None:
+        return f"{file.path} differs from the patch (hunks were left out in the editor)"
+    total = len(file.hunks)
+    left_out = [f"{n} ({file.hunks[n - 1].header})" for n in range(1, total + 1) if n not in kept]
+    return (
+        f"{file.path}: the user kept {len(kept)} of {total} hunks"
+        f"{' (' + ', '.join(map(str, kept)) + ')' if kept else ''} and left out hunk"
+        f"{'s' if len(left_out) > 1 else ''} {', '.join(left_out)}"
+    )

@@ -27,6 +27,7 @@ from lsp_agent.lsp.commands import CommandError, RunRequest, selection_text, tas
 from lsp_agent.lsp.editor_approval import EditorApprovalGate
 from lsp_agent.lsp.editor_client import EditorClient, log_message, shorten, show_message
 from lsp_agent.lsp.editor_writer import EditorPatchWriter
+from lsp_agent.lsp.job_undo import JobUndo
 from lsp_agent.lsp.jobs import Job, JobRefused, JobRegistry
 from lsp_agent.lsp.progress import ProgressReporter
 from lsp_agent.settings import Settings
@@ -72,6 +73,7 @@ class JobHost:
         self._owners: dict[str, int] = {}
         self._gates: dict[int, EditorApprovalGate] = {}
         self._reporters: dict[int, ProgressReporter] = {}
+        self.journals = JobUndo(client, buffers)
 
     def configure(self, root: Path | None, setup: ClientSetup) -> None:
         self.root = root.resolve() if root is not None else None
@@ -119,8 +121,9 @@ class JobHost:
             workspace=str(root),
         )
         self._gates[job.id] = gate
-        writer = EditorPatchWriter(
-            self.client, self.buffers, root, self.setup.edits, cancel=job.cancel
+        writer = self.journals.recording(
+            job.id,
+            EditorPatchWriter(self.client, self.buffers, root, self.setup.edits, cancel=job.cancel),
         )
 
         def on_progress(event: ProgressEvent) -> None:
@@ -238,9 +241,24 @@ class JobHost:
         listed = ", ".join(f"{r.id} ({r.summary})" for r in pending) or "none"
         raise CommandError(f"no pending approval {ident!r}; pending approvals: {listed}")
 
+    # ---- lspAgent.undo --------------------------------------------------------------------
+    def undo(self, job_id: int | None) -> dict[str, Any]:
+        """Restore what a job (default: the last one) wrote; blocks until the editor answers."""
+        job = self.registry.get(job_id) if job_id is not None else self.registry.last()
+        if job is None:
+            raise CommandError(
+                "there is no job to undo yet" if job_id is None else f"there is no job {job_id}"
+            )
+        if self.root is None:
+            raise CommandError("lsp-agent needs a workspace folder to undo a job")
+        return self.journals.undo(job, self.root, self.setup.edits)
+
     # ---- lspAgent.status ------------------------------------------------------------------
+    def _describe(self, job: Job) -> dict[str, Any]:
+        return {**job.describe(), **self.journals.describe(job.id)}
+
     def status(self) -> dict[str, Any]:
-        running = [job.describe() for job in self.registry.running()]
+        running = [self._describe(job) for job in self.registry.running()]
         last = self.registry.last()
         pending = [
             {
@@ -255,7 +273,9 @@ class JobHost:
             "job": running[-1] if running else None,
             "jobs": running,
             "pendingApprovals": pending,
-            "lastJob": last.describe() if last is not None and last.state == "finished" else None,
+            "lastJob": (
+                self._describe(last) if last is not None and last.state == "finished" else None
+            ),
             "projectInstructions": _instructions(self.root),
             "projectEnv": self._project_env(),
         }

@@ -13,6 +13,7 @@ the client would wait forever; and it silently ignores requests after `shutdown`
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -39,6 +40,9 @@ def _valid_id(value: Any) -> bool:
 class AgentProtocol(LanguageServerProtocol):
     """`LanguageServerProtocol` with answers for malformed requests."""
 
+    on_activity: Callable[[], None] | None = None
+    """Called as each message is handled and once it was (the warm-up gives way)."""
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
@@ -48,6 +52,16 @@ class AgentProtocol(LanguageServerProtocol):
             raise
 
     def handle_message(self, message: Any) -> None:
+        activity = self.on_activity
+        if activity is not None:
+            activity()
+        try:
+            self._handle(message)
+        finally:
+            if activity is not None:
+                activity()
+
+    def _handle(self, message: Any) -> None:
         if isinstance(message, BadRequest):
             problem = self._request_problem(message.jsonrpc, message.method)
             if problem:

@@ -14,7 +14,9 @@ def serve_stdio() -> int:
     """Start the pygls server on stdin/stdout. Returns the exit code."""
     rpc_out = reserve_stdout_for_rpc()
     from lsp_agent.lsp.server import create_server
+    from lsp_agent.lsp.warm_up_gate import ActivityReader
 
     server = create_server()
-    server.start_io(sys.stdin.buffer, rpc_out)
+    stdin = ActivityReader(sys.stdin.buffer, server.warm_up_gate)
+    server.start_io(stdin, rpc_out)  # type: ignore[arg-type]  # readline and read suffice
     return 0

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import shutil
 from typing import Any
 
 from safety.host_env import user_environ
+from safety.host_process import vetted_environ
 
 logger = logging.getLogger(__name__)
 
@@ -39,9 +41,7 @@ def connect(timeout_s: float = 10.0) -> Any:
     try:
         client = docker.from_env(timeout=int(max(1.0, timeout_s)), environment=dict(user_environ()))
     except DockerException as exc:
-        raise EngineUnavailable(
-            f"cannot reach the Docker engine ({_first_line(exc)}): install and start Docker"
-        ) from exc
+        raise EngineUnavailable(unreachable(exc)) from exc
     remote = remote_engine(client)
     if remote is not None:
         client.close()
@@ -88,6 +88,25 @@ def engine_reachable(timeout_s: float = 5.0) -> bool:
         return False
     client.close()
     return True
+
+
+def unreachable(exc: BaseException) -> str:
+    """Why the engine cannot be reached, said plainly, with the one command that fixes it."""
+    text = str(exc)
+    if "Permission denied" in text or "PermissionError" in text:
+        return (
+            "this user may not use the Docker engine (permission denied on its socket): "
+            "`sudo usermod -aG docker $USER`, then log in again"
+        )
+    if any(sign in text for sign in ("No such file", "FileNotFoundError", "Connection refused")):
+        path = vetted_environ().get("PATH", "")
+        if not any(shutil.which(name, path=path) for name in ("dockerd", "docker")):
+            return (
+                "Docker is not installed: `sudo apt-get install docker.io` (Debian, Ubuntu; "
+                "Docker Desktop on macOS and Windows)"
+            )
+        return "the Docker engine is not running: `sudo systemctl start docker`"
+    return f"cannot reach the Docker engine ({_first_line(exc)}): install and start Docker"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -21,7 +21,17 @@ from typing import Any
 import pytest
 
 from tests.conftest import require_component
-from tests.e2e.editor_scripts import CANCEL_SCRIPT, ORIGINAL, PATCH_SCRIPT, PATCHED
+from tests.e2e.editor_scripts import (
+    CANCEL_SCRIPT,
+    LONG,
+    LONG_BOTH,
+    LONG_FILE,
+    LONG_FIRST,
+    ORIGINAL,
+    PATCH_SCRIPT,
+    PATCHED,
+    TWO_HUNKS_SCRIPT,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "editors" / "neovim"
@@ -119,7 +129,14 @@ def scripted_model(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[s
 
 
 def run_scenario(
-    nvim: Path, repo: Path, api_base: str, mode: str, tmp_path: Path
+    nvim: Path,
+    repo: Path,
+    api_base: str,
+    mode: str,
+    tmp_path: Path,
+    *,
+    file: str = "pkg/calc.py",
+    keys: str = "",
 ) -> dict[str, Any]:
     out = tmp_path / f"result-{mode}.json"
     settings = {
@@ -136,7 +153,8 @@ def run_scenario(
         "PHOENIX_ENABLED": "false",
         "LSP_AGENT_TEST_CMD": json.dumps([sys.executable, "-m", "lsp_agent", "serve"]),
         "LSP_AGENT_TEST_SETTINGS": json.dumps(settings),
-        "LSP_AGENT_TEST_FILE": str(repo / "pkg" / "calc.py"),
+        "LSP_AGENT_TEST_FILE": str(repo / file),
+        "LSP_AGENT_TEST_KEYS": keys,
         "LSP_AGENT_TEST_MODE": mode,
         "LSP_AGENT_TEST_OUT": str(out),
         "LSP_AGENT_TEST_TIMEOUT_MS": str(JOB_TIMEOUT_S * 1000),
@@ -235,3 +253,42 @@ def test_builtin_annotated_edit_confirmation(
     else:
         assert after == before
         assert result["buffer_modified"] is False
+
+
+@pytest.mark.parametrize("scripted_model", [TWO_HUNKS_SCRIPT], indirect=True)
+@pytest.mark.parametrize(
+    "case",
+    [("ar", LONG_FIRST), ("A", LONG_BOTH), ("rr", LONG), ("R", LONG)],
+    ids=lambda case: case[0] if isinstance(case, tuple) else str(case),
+)
+def test_hunk_review_applies_only_the_accepted_hunks(
+    nvim: Path, repo: Path, scripted_model: str, tmp_path: Path, case: tuple[str, str]
+) -> None:
+    """The default review: a floating diff per hunk, answered with real keys (a accept, r
+    reject, A accept the rest, R reject the rest); only accepted hunks reach the file."""
+    keys, expected = case
+    (repo / LONG_FILE).write_text(LONG)
+    result = run_scenario(nvim, repo, scripted_model, "hunks", tmp_path, file=LONG_FILE, keys=keys)
+    assert result["prompts"] == []  # no Apply / Show diff / Reject dialog
+    shown = result["hunks"]
+    assert [(h["index"], h["total"]) for h in shown] == [(1, 2), (2, 2)][: len(keys)]
+    first = "\n".join(shown[0]["lines"])
+    assert "hunk 1/2" in first and "-value_2 = 2" in first and "+value_2 = 22" in first
+    assert "value_18" not in first  # one hunk per float
+    if len(shown) == 2:
+        assert "+value_18 = 1818" in "\n".join(shown[1]["lines"])
+    assert (repo / LONG_FILE).read_text() == expected
+    assert result["buffer_modified"] is False
+
+
+@pytest.mark.parametrize("scripted_model", [TWO_HUNKS_SCRIPT], indirect=True)
+def test_undo_puts_back_what_the_job_wrote(
+    nvim: Path, repo: Path, scripted_model: str, tmp_path: Path
+) -> None:
+    (repo / LONG_FILE).write_text(LONG)
+    result = run_scenario(nvim, repo, scripted_model, "undo", tmp_path, file=LONG_FILE, keys="A")
+    assert "".join(line + "\n" for line in result["lines_before_undo"]) == LONG_BOTH
+    assert "undone" in result["events"]
+    assert "".join(line + "\n" for line in result["buffer_lines"]) == LONG
+    assert (repo / LONG_FILE).read_text() == LONG
+    assert result["buffer_modified"] is False

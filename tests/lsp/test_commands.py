@@ -67,6 +67,7 @@ async def test_unknown_command_is_an_error(editor: EditorClient) -> None:
         "lspAgent.reject",
         "lspAgent.status",
         "lspAgent.prepare",
+        "lspAgent.undo",
     }
 
 

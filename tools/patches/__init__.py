@@ -9,7 +9,10 @@
   the canonical diff between two texts;
 - `store`: the run's patches (`p1`, `p2`, …), their status and staleness;
 - `writer`: the `PatchWriter` Protocol hosts implement, and `DiskPatchWriter` (all files or
-  none).
+  none);
+- `hunk_choice`: which hunks of a patch an editor kept (`hunks_in`);
+- `undo`: what a job wrote (`WriteJournal`, filled by `RecordingWriter`) and `plan_undo`,
+  its reverse against the files as they are now (like `git apply -R`).
 
 Bad model input raises `PatchError` (message, error type, recovery suggestion, and for a
 hunk that does not apply: file, hunk number, expected and current text). Nothing here
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 from safety.unified_diff import parse_diff
 from tools.patches.diff_apply import apply_diff
+from tools.patches.hunk_choice import hunks_in
 from tools.patches.model import (
     CONTEXT_LINES,
     DiffHunk,
@@ -42,6 +46,14 @@ from tools.patches.search_replace import (
     search_replace_diff,
 )
 from tools.patches.store import PatchStore, StoredPatch, is_stale, next_step, rebase
+from tools.patches.undo import (
+    RecordingWriter,
+    UndoPlan,
+    WriteJournal,
+    Written,
+    plan_undo,
+    workspace_reader,
+)
 from tools.patches.writer import DiskPatchWriter, PatchWriter, WriteOutcome
 
 __all__ = [
@@ -56,19 +68,26 @@ __all__ = [
     "PatchResult",
     "PatchStore",
     "PatchWriter",
+    "RecordingWriter",
     "SearchReplace",
     "StoredPatch",
+    "UndoPlan",
+    "WriteJournal",
     "WriteOutcome",
+    "Written",
     "apply_diff",
     "apply_search_replace",
     "apply_whole_file",
+    "hunks_in",
     "is_stale",
     "lines_with_ends",
     "next_step",
     "parse_diff",
+    "plan_undo",
     "rebase",
     "render_unified_diff",
     "search_replace",
     "search_replace_diff",
     "unified_hunks",
+    "workspace_reader",
 ]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from safety.validation import ValidationError, read_regular, validate_path
-from tools.patches.model import PatchResult
+from tools.patches.model import FilePatch, PatchResult
 
 NEW_FILE_MODE = 0o666  # before the umask, like any editor-created file
 
@@ -30,6 +30,9 @@ class WriteOutcome:
     status: Literal["applied", "failed", "rejected"]
     reason: str
     files: list[str] = field(default_factory=list)
+    written: tuple[FilePatch, ...] = ()
+    """When applied: each file as it was written, if that differs from the patch (the
+    editor may apply only some hunks); empty means exactly the patch."""
 
 
 class PatchWriter(Protocol):

@@ -15,6 +15,8 @@ import {
   LanguageClient,
   type LanguageClientOptions,
   RevealOutputChannelOn,
+  ShowMessageNotification,
+  type ShowMessageParams,
   State,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
@@ -31,10 +33,16 @@ import {
   chooseCancelTarget,
   type JobId,
   jobIdOf,
+  jobOfMessage,
   RUN_COMMAND,
   STATUS_COMMAND,
   summariseStatus,
+  UNDO,
+  UNDO_COMMAND,
+  undoableFiles,
+  undoArgs,
 } from './jobs';
+import { completionView } from './completions';
 import { createMiddleware } from './middleware';
 import { DiffPatchReview } from './patchReview';
 import { phoenixLink } from './phoenix';
@@ -69,6 +77,7 @@ interface StartAttempt {
 export class AgentController implements vscode.Disposable {
   private readonly output: vscode.LogOutputChannel;
   private readonly statusItem: vscode.StatusBarItem;
+  private readonly completionItem: vscode.StatusBarItem;
   private readonly model = new StatusModel();
   private readonly restartPolicy = new RestartPolicy();
   private readonly review = new DiffPatchReview();
@@ -86,15 +95,21 @@ export class AgentController implements vscode.Disposable {
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('LSP Agent', { log: true });
+    this.completionItem = vscode.window.createStatusBarItem('lspAgent.completions', vscode.StatusBarAlignment.Right, 100);
+    this.completionItem.name = 'LSP Agent: inline completions';
+    this.completionItem.command = 'lspAgent.toggleCompletions';
     this.statusItem = vscode.window.createStatusBarItem('lspAgent.status', vscode.StatusBarAlignment.Left, 0);
     this.statusItem.name = 'LSP Agent';
     this.statusItem.command = 'lspAgent.showMenu';
     this.disposables.push(
       this.output,
       this.statusItem,
+      this.completionItem,
+      vscode.commands.registerCommand('lspAgent.toggleCompletions', () => this.toggleCompletions()),
       this.review,
       vscode.commands.registerCommand('lspAgent.runTask', () => this.runTask()),
       vscode.commands.registerCommand('lspAgent.cancelTask', () => this.cancel()),
+      vscode.commands.registerCommand('lspAgent.undoLastJob', () => this.undo()),
       vscode.commands.registerCommand('lspAgent.showStatus', () => this.showStatus()),
       vscode.commands.registerCommand('lspAgent.openPhoenix', () => this.openPhoenix()),
       vscode.commands.registerCommand('lspAgent.restartServer', () => this.restart('manual')),
@@ -129,6 +144,29 @@ export class AgentController implements vscode.Disposable {
   private setServerState(state: ServerState): void {
     this.model.setServer(state);
     this.render();
+  }
+
+  /** The status bar toggle of inline completions (see completions.ts). */
+  private renderCompletions(): void {
+    const config = this.config();
+    const offered = this.client?.isRunning() === true && this.client.initializeResult?.capabilities.inlineCompletionProvider !== undefined;
+    const view = completionView({
+      enabled: config.get<boolean>('completion.enabled') ?? true,
+      offered,
+      modelId: config.inspect<string>('completion.modelId')?.globalValue ?? '',
+    });
+    this.completionItem.text = view.text;
+    this.completionItem.tooltip = view.tooltip;
+    if (view.visible && this.model.serverState === 'running') this.completionItem.show();
+    else this.completionItem.hide();
+  }
+
+  private async toggleCompletions(): Promise<void> {
+    const config = this.config();
+    const enabled = config.get<boolean>('completion.enabled') ?? true;
+    await config.update('completion.enabled', !enabled, vscode.ConfigurationTarget.Global);
+    vscode.window.setStatusBarMessage(`LSP Agent: inline completions ${enabled ? 'off' : 'on'}`, 3000);
+    this.renderCompletions();
   }
 
   async start(): Promise<void> {
@@ -202,6 +240,8 @@ export class AgentController implements vscode.Disposable {
         review: this.review,
         serverPayload: (scopeUri) =>
           serverPayload(vscode.workspace.getConfiguration(SECTION, scopeUri ? vscode.Uri.parse(scopeUri) : undefined)),
+        completionsEnabled: () => this.config().get<boolean>('completion.enabled') ?? true,
+        emptyRangeAt: (position) => new vscode.Range(position as vscode.Position, position as vscode.Position),
       }),
       errorHandler: {
         error: (_error, _message, count) => ({
@@ -257,6 +297,9 @@ export class AgentController implements vscode.Disposable {
     };
 
     const client = new AgentLanguageClient('lspAgent', 'LSP Agent', spawnServer, clientOptions);
+    // In place of the client's own window/showMessage handler (registered before ours): the
+    // same notifications, with an Undo button on a job's done message when it changed files.
+    client.onNotification(ShowMessageNotification.type, (message) => void this.showServerMessage(client, message));
     // The extension asks for the task of `Agent: ask…` (middleware.executeCommand), so the
     // server may offer that action: `capabilities.experimental.lspAgent.prompt`.
     client.registerFeature({
@@ -363,6 +406,7 @@ export class AgentController implements vscode.Disposable {
   }
 
   private onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
+    if (event.affectsConfiguration(`${SECTION}.completion`)) this.renderCompletions();
     if (affectsServerLaunch(event)) {
       void this.restart('settings');
       return;
@@ -440,6 +484,44 @@ export class AgentController implements vscode.Disposable {
       }
     } catch (error) {
       void vscode.window.showErrorMessage(`LSP Agent: ${errorText(error)}`);
+    }
+  }
+
+  /** A server message as the client would show it; a job's last word gets an Undo button when
+   * the job changed files. */
+  private async showServerMessage(client: LanguageClient, message: ShowMessageParams): Promise<void> {
+    const show =
+      message.type === 1
+        ? vscode.window.showErrorMessage
+        : message.type === 2
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    const jobId = jobOfMessage(message.message);
+    let files: string[] = [];
+    if (jobId !== undefined) {
+      try {
+        files = undoableFiles(await this.serverStatus(client), jobId);
+      } catch (error) {
+        this.output.warn(`lspAgent.status failed: ${errorText(error)}`);
+      }
+    }
+    if (files.length === 0) {
+      void show(message.message);
+      return;
+    }
+    const choice = await show(`${message.message} (changed ${files.join(', ')})`, UNDO);
+    if (choice === UNDO) await this.undo(jobId);
+  }
+
+  /** `lspAgent.undo`: the server puts back what the job (default: its last one) wrote and says
+   * what it did in a message of its own. */
+  private async undo(jobId?: number): Promise<void> {
+    const client = await this.runningClient();
+    if (!client) return;
+    try {
+      await client.sendRequest(ExecuteCommandRequest.type, { command: UNDO_COMMAND, arguments: undoArgs(jobId) });
+    } catch (error) {
+      void vscode.window.showErrorMessage(`LSP Agent: undo failed: ${errorText(error)}`);
     }
   }
 
@@ -535,8 +617,10 @@ export class AgentController implements vscode.Disposable {
       ...patch,
       { label: '$(play) Run task…', command: 'lspAgent.runTask' },
       ...(running ? [{ label: '$(debug-stop) Cancel', command: 'lspAgent.cancelTask' }] : []),
+      { label: '$(discard) Undo last job', command: 'lspAgent.undoLastJob' },
       { label: '$(info) Show status', command: 'lspAgent.showStatus' },
       { label: '$(link-external) Open trace in Phoenix', command: 'lspAgent.openPhoenix' },
+      { label: '$(sparkle) Turn inline completions on/off', command: 'lspAgent.toggleCompletions' },
       { label: '$(debug-restart) Restart server', command: 'lspAgent.restartServer' },
       { label: '$(output) Show log', command: 'lspAgent.showLog' },
       { label: '$(gear) Settings', command: 'lspAgent.openSettings' },
@@ -548,6 +632,7 @@ export class AgentController implements vscode.Disposable {
   }
 
   private render(): void {
+    this.renderCompletions();
     const view = this.model.view();
     this.statusItem.text = view.text;
     this.statusItem.tooltip = view.tooltip;

@@ -25,6 +25,31 @@ export const CANCEL_COMMAND = 'lspAgent.cancel';
 export const STATUS_COMMAND = 'lspAgent.status';
 export const APPROVE_COMMAND = 'lspAgent.approve';
 export const REJECT_COMMAND = 'lspAgent.reject';
+export const UNDO_COMMAND = 'lspAgent.undo';
+
+/** The button on a job's done message that puts back what the job wrote. */
+export const UNDO = 'Undo';
+
+/** The job a server message ends (`lsp-agent (job 3): …`), or undefined for other messages. */
+export function jobOfMessage(message: string): number | undefined {
+  const match = /^lsp-agent \(job (\d+)\)/.exec(message);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The files job `jobId` changed and that are not undone yet, from `lspAgent.status`. */
+export function undoableFiles(status: unknown, jobId: JobId): string[] {
+  if (!status || typeof status !== 'object') return [];
+  const last = (status as Record<string, unknown>).lastJob;
+  if (!last || typeof last !== 'object') return [];
+  const job = last as Record<string, unknown>;
+  if (jobIdOf(job) !== jobId || job.undone === true || !Array.isArray(job.changedFiles)) return [];
+  return job.changedFiles.filter((f): f is string => typeof f === 'string');
+}
+
+/** `lspAgent.undo`'s arguments: a job, or none (the server's last job). */
+export function undoArgs(jobId?: JobId): unknown[] {
+  return jobId === undefined ? [] : [{ jobId }];
+}
 
 /** `lspAgent.run` arguments from a task and (if any) the active editor's document and selection. */
 export function buildRunArgs(task: string, editor?: { uri: string; range?: LspRange }): RunArgs {

@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { activeJobsIn, buildRunArgs, chooseCancelTarget, jobIdOf, runArgsNeedingTask, summariseStatus } from '../src/jobs';
+import {
+  activeJobsIn,
+  buildRunArgs,
+  chooseCancelTarget,
+  jobIdOf,
+  jobOfMessage,
+  runArgsNeedingTask,
+  summariseStatus,
+  undoableFiles,
+  undoArgs,
+} from '../src/jobs';
 
 const RANGE = { start: { line: 2, character: 0 }, end: { line: 4, character: 7 } };
 
@@ -81,5 +91,19 @@ describe('jobs', () => {
       summariseStatus({ status: { jobs: [{ jobId: 4, state: 'running' }], pendingApprovals: [{ approvalId: 'a1' }] }, statusText: 'x' }),
       'LSP Agent: x · 1 job(s) under way (4) · 1 approval(s) pending',
     );
+  });
+
+  it("finds the job a server message ends, and what it changed that can be undone", () => {
+    assert.equal(jobOfMessage('lsp-agent (job 3): fixed the test'), 3);
+    assert.equal(jobOfMessage('lsp-agent (job 12) failed: model error'), 12);
+    assert.equal(jobOfMessage('lsp-agent: undid job 3 (fix): restores a.py'), undefined);
+    const status = { lastJob: { jobId: 3, changedFiles: ['a.py', 'b.py'], undone: false } };
+    assert.deepEqual(undoableFiles(status, 3), ['a.py', 'b.py']);
+    assert.deepEqual(undoableFiles(status, 4), [], 'another job: no Undo on this message');
+    assert.deepEqual(undoableFiles({ lastJob: { ...status.lastJob, undone: true } }, 3), []);
+    assert.deepEqual(undoableFiles({ lastJob: { jobId: 3, changedFiles: [] } }, 3), []);
+    assert.deepEqual(undoableFiles(undefined, 3), []);
+    assert.deepEqual(undoArgs(), []);
+    assert.deepEqual(undoArgs(3), [{ jobId: 3 }]);
   });
 });

@@ -1,6 +1,8 @@
 -- Headless scenario for tests/e2e/test_neovim.py. Environment:
 --   LSP_AGENT_TEST_CMD (JSON list), LSP_AGENT_TEST_SETTINGS (JSON object), LSP_AGENT_TEST_FILE,
---   LSP_AGENT_TEST_MODE (attach | approve | reject | cancel), LSP_AGENT_TEST_OUT (result JSON).
+--   LSP_AGENT_TEST_MODE (attach | approve | reject | cancel | annotated-approve | annotated-reject |
+--   hunks | undo), LSP_AGENT_TEST_OUT (result JSON), LSP_AGENT_TEST_KEYS (keys typed in the
+--   hunk review, one per floating diff).
 -- Writes {ok, error, events, prompts, ...} to LSP_AGENT_TEST_OUT and quits.
 local out = { ok = false, events = {}, prompts = {}, notes = {} }
 local env = vim.env
@@ -73,13 +75,48 @@ if annotated then
   end
 end
 
+-- hunks / undo modes: real keys typed into the hunk review's floating diffs, one per hunk.
+local hunk_mode = mode == "hunks" or mode == "undo"
+local keys = env.LSP_AGENT_TEST_KEYS or ""
+out.hunks = {}
+if hunk_mode then
+  vim.api.nvim_create_autocmd("User", {
+    pattern = "LspAgentReviewHunk",
+    callback = function()
+      local review = require("lsp_agent.review")
+      local shown = review.current
+      out.hunks[#out.hunks + 1] = { index = shown.index, total = shown.total, lines = shown.lines }
+      local key = keys:sub(#out.hunks, #out.hunks)
+      event("key:" .. key)
+      vim.api.nvim_feedkeys(key ~= "" and key or "R", "t", false)
+    end,
+  })
+end
+
+local function wait_for_note(pattern, what)
+  check(vim.wait(TIMEOUT, function()
+    for _, note in ipairs(out.notes) do
+      if note.msg:find(pattern) then
+        return true
+      end
+    end
+    return false
+  end, 50), "no notification " .. what)
+end
+
 local function main()
   local lsp_agent = require("lsp_agent")
   local state = require("lsp_agent.state")
+  local review = "dialog"
+  if annotated then
+    review = "builtin"
+  elseif hunk_mode then
+    review = "hunks"
+  end
   lsp_agent.setup({
     cmd = vim.fn.json_decode(env.LSP_AGENT_TEST_CMD),
     settings = vim.fn.json_decode(env.LSP_AGENT_TEST_SETTINGS or "{}"),
-    annotated_edits = annotated,
+    review = review,
   })
   -- `-u NONE` turns filetype detection off; Neovim 0.11+ (vim.lsp.enable) attaches on FileType.
   vim.cmd("filetype on")
@@ -127,6 +164,17 @@ local function main()
   check(done, "the job did not end; status: " .. lsp_agent.status())
   event("done")
   out.last_result = state.last_result
+  if mode == "undo" then
+    wait_for_note(":LspAgentUndo puts it back", "offering the undo")
+    out.lines_before_undo = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    vim.cmd("LspAgentUndo")
+    wait_for_note("lsp%-agent: undid job", "of the undo")
+    event("undone")
+    vim.wait(2000, function()
+      return not vim.bo[bufnr].modified
+    end, 50)
+  end
+  out.buffer_lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   out.buffer_modified = vim.bo[bufnr].modified
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_valid(b) and vim.bo[b].filetype == "diff" then

@@ -115,3 +115,15 @@ def test_truncate_list_default_is_100() -> None:
 def test_list_note() -> None:
     note = list_truncation_note(250, 100, what="files")
     assert "showing 100 of 250 files" in note and "150 not shown" in note
+
+
+def test_shorten_line_cuts_between_words() -> None:
+    from safety.truncation import shorten_line
+
+    text = "applies: yes; check: unavailable (Docker sandbox unavailable: no engine)"
+    assert shorten_line(text, 200) == text
+    cut = shorten_line(text, 60)
+    assert len(cut) <= 60 and cut.endswith("…")
+    assert cut == "applies: yes; check: unavailable (Docker sandbox…"
+    assert shorten_line("x" * 50, 10) == "x" * 9 + "…"  # one long word is cut where it must
+    assert shorten_line("  two\nlines  ", 20) == "two lines"

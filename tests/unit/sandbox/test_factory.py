@@ -196,3 +196,25 @@ def test_every_backend_satisfies_the_protocol(tmp_repo):
 def test_missing_repository_is_a_bug(tmp_path):
     with pytest.raises(NotADirectoryError):
         open_sandbox(tmp_path / "nope", SandboxConfig(backend="none"))
+
+
+@pytest.mark.parametrize(
+    ("error", "installed", "said"),
+    [
+        ("('Connection aborted.', FileNotFoundError(2, 'No such file'))", True, "is not running"),
+        ("('Connection aborted.', FileNotFoundError(2, 'No such file'))", False, "not installed"),
+        ("('Connection aborted.', PermissionError(13, 'Permission denied'))", True, "usermod"),
+        ("something else entirely", True, "cannot reach the Docker engine (Error while"),
+    ],
+)
+def test_a_missing_engine_is_said_plainly_with_the_command_that_fixes_it(
+    monkeypatch: pytest.MonkeyPatch, error: str, installed: bool, said: str
+) -> None:
+    from sandbox.docker import client
+
+    found = "/usr/bin/x" if installed else None
+    monkeypatch.setattr(client.shutil, "which", lambda name, path=None: found)
+    text = client.unreachable(Exception(f"Error while fetching server API version: {error}"))
+    assert said in text
+    if not said.startswith("cannot reach"):  # a known cause: plain words and the command
+        assert "`" in text and "Connection aborted" not in text

@@ -1,9 +1,10 @@
 -- Handlers for the lsp-agent client only (passed as the client's `handlers`).
 local state = require("lsp_agent.state")
+local review = require("lsp_agent.review")
 
 local M = {}
 
-M.opts = { save_after_apply = true, approval_timeout_ms = 600000, notify_progress = true }
+M.opts = { save_after_apply = true, approval_timeout_ms = 600000, notify_progress = true, review = "hunks" }
 
 local function notify(msg, level)
   vim.notify(msg, level or vim.log.levels.INFO, { title = "lsp-agent" })
@@ -12,6 +13,40 @@ M.notify = notify
 
 local function default_handler(method)
   return vim.lsp.handlers[method]
+end
+
+--- `workspace/executeCommand` of `command` with one argument; errors are notified.
+function M.execute(client, command, argument, bufnr, callback)
+  local params = { command = command, arguments = { argument } }
+  local request = vim.fn.has("nvim-0.11") == 1 and function(...)
+    return client:request(...)
+  end or client.request -- 0.11+ wants the method form, 0.7-0.10 the field
+  request("workspace/executeCommand", params, function(err, result)
+    if err then
+      notify("lsp-agent: " .. command .. ": " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+    if callback then
+      callback(err, result)
+    end
+  end, bufnr)
+end
+
+-- After a job that changed files: say so, and how to put them back.
+local function offer_undo(client_id, job_id)
+  local client = vim.lsp.get_client_by_id(client_id)
+  if client == nil then
+    return
+  end
+  M.execute(client, "lspAgent.status", {}, nil, function(err, status)
+    local last = not err and type(status) == "table" and status.lastJob or nil
+    if type(last) ~= "table" or last.jobId ~= job_id or last.undone then
+      return
+    end
+    local changed = type(last.changedFiles) == "table" and last.changedFiles or {}
+    if #changed > 0 then
+      notify(string.format("lsp-agent: job %d changed %s; :LspAgentUndo puts it back", job_id, table.concat(changed, ", ")))
+    end
+  end)
 end
 
 -- window/showMessageRequest: the approval question (Apply / Show diff / Reject, Run / Reject),
@@ -102,9 +137,26 @@ local function edited_uris(edit)
 end
 
 -- workspace/applyEdit: Neovim's default handler edits buffers; an approved patch should also
--- reach the disk, so buffers that had no unsaved changes before the edit are written.
+-- reach the disk, so buffers that had no unsaved changes before the edit are written. With
+-- review = "hunks", a patch that asks for confirmation is first reviewed hunk by hunk
+-- (lsp_agent.review) and only the accepted hunks are applied.
 M["workspace/applyEdit"] = function(err, params, ctx, config)
   local edit = params and params.edit or {}
+  if M.opts.review == "hunks" and review.wanted(edit) then
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    state.waiting = true
+    local ok, accepted = pcall(review.choose, review.units(edit), params.label, client and client.offset_encoding or "utf-16")
+    state.waiting = false
+    if not ok then
+      notify("lsp-agent: hunk review failed: " .. tostring(accepted), vim.log.levels.ERROR)
+      return { applied = false, failureReason = "the hunk review failed: " .. tostring(accepted) }
+    end
+    if #accepted == 0 then
+      return { applied = false } -- every hunk rejected: the server hears "rejected"
+    end
+    params = vim.tbl_extend("force", params, { edit = review.filtered(accepted) })
+    edit = params.edit
+  end
   local clean = {}
   for _, uri in ipairs(edited_uris(edit)) do
     local bufnr = vim.uri_to_bufnr(uri)
@@ -177,14 +229,17 @@ M["$/progress"] = function(err, params, ctx, config)
 end
 
 -- window/showMessage: through vim.notify (the default echoes, which is easy to miss).
-M["window/showMessage"] = function(_, params, _ctx)
+M["window/showMessage"] = function(_, params, ctx)
   local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
   local message = params.message or ""
   local job_id = tonumber(message:match("^lsp%-agent %(job (%d+)%)"))
+  notify(message, levels[params.type] or vim.log.levels.INFO)
   if job_id ~= nil then -- the server's last word on a job
     state.job_done(job_id, message)
+    if ctx and ctx.client_id then
+      offer_undo(ctx.client_id, job_id)
+    end
   end
-  notify(message, levels[params.type] or vim.log.levels.INFO)
   return vim.NIL
 end
 

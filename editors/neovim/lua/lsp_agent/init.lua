@@ -1,6 +1,7 @@
 -- lsp-agent for Neovim 0.7+: starts `lsp-agent serve`, runs tasks, answers approvals.
 local state = require("lsp_agent.state")
 local handlers = require("lsp_agent.handlers")
+local completion = require("lsp_agent.completion")
 
 local M = {}
 
@@ -13,10 +14,16 @@ M.defaults = {
   filetypes = nil, -- nil: every file buffer
   save_after_apply = true, -- write clean buffers after an approved edit
   notify_progress = true,
-  -- Advertise change-annotation support: the server then skips its Apply/Show diff/Reject dialog
-  -- and sends edits with `needsConfirmation`; Neovim 0.12 confirms those with its own prompt.
-  annotated_edits = false,
+  -- How a patch is approved: "hunks" (a floating diff per hunk: accept, reject, accept all,
+  -- reject all), "dialog" (the server asks Apply / Show diff / Reject for the whole patch), or
+  -- "builtin" (Neovim 0.12's own "Apply all changes?" prompt).
+  review = "hunks",
+  annotated_edits = false, -- older name: true is review = "builtin"
   approval_timeout_ms = 600000,
+  -- Inline completions (ghost text) when the server has a completion model (settings
+  -- COMPLETION_MODEL_ID): Neovim 0.12's vim.lsp.inline_completion, or the plugin's own ghost
+  -- text on 0.7-0.11. `accept` is the Insert-mode key that accepts ("" for none).
+  completion = { enable = true, accept = "<Tab>", debounce_ms = 150 },
 }
 
 M.config = vim.deepcopy(M.defaults)
@@ -79,7 +86,11 @@ local function capabilities()
   caps.workspace = caps.workspace or {}
   caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
   caps.workspace.workspaceEdit.documentChanges = true
-  if not M.config.annotated_edits and caps.workspace and caps.workspace.workspaceEdit then
+  -- Change annotations make the server skip its dialog and send one annotation per hunk with
+  -- `needsConfirmation` (reviewed by lsp_agent.review, or by Neovim 0.12 itself).
+  if M.config.review == "hunks" then
+    caps.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = false }
+  elseif M.config.review ~= "builtin" then
     -- vim.NIL (JSON null), not nil: 0.11+ deep-merges a config's capabilities into the defaults.
     caps.workspace.workspaceEdit.changeAnnotationSupport = vim.NIL
   end
@@ -109,6 +120,9 @@ local function base_config(root)
     init_options = M.config.settings,
     capabilities = capabilities(),
     handlers = client_handlers(),
+    on_attach = function(client, bufnr)
+      completion.attach(client, bufnr)
+    end,
   }
 end
 
@@ -186,20 +200,7 @@ local function start()
 end
 
 -- ---- commands ---------------------------------------------------------------------------------
-local function execute(client, command, argument, bufnr, callback)
-  local params = { command = command, arguments = { argument } }
-  local request = has("0.11") and function(...)
-    return client:request(...)
-  end or client.request -- 0.11+ wants the method form, 0.7-0.10 the field
-  request("workspace/executeCommand", params, function(err, result)
-    if err then
-      handlers.notify("lsp-agent: " .. command .. ": " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
-    end
-    if callback then
-      callback(err, result)
-    end
-  end, bufnr)
-end
+local execute = handlers.execute
 
 --- Send `lspAgent.run {task, uri?, range?}`; records the job for :LspAgentCancel and status().
 function M.run(task, opts)
@@ -277,6 +278,17 @@ function M.reject(id, reason)
   end
 end
 
+--- Send `lspAgent.undo`: put back what job `job_id` (default: the last job) wrote.
+function M.undo(job_id)
+  local client = M.client()
+  if client == nil then
+    handlers.notify("lsp-agent: the server is not running", vim.log.levels.ERROR)
+    return
+  end
+  -- the server tells the outcome with window/showMessage
+  execute(client, "lspAgent.undo", job_id and { jobId = job_id } or vim.empty_dict())
+end
+
 function M.show_status()
   local client = M.client()
   if client == nil then
@@ -288,6 +300,14 @@ function M.show_status()
       handlers.notify(M.status() .. "\n" .. vim.inspect(result))
     end
   end)
+end
+
+--- Accept the inline completion shown in `bufnr` (what the `completion.accept` key does).
+function M.accept_completion(bufnr)
+  if vim.lsp.inline_completion then
+    return vim.lsp.inline_completion.get({ bufnr = bufnr })
+  end
+  return completion.accept(bufnr)
 end
 
 --- Statusline-friendly: "lsp-agent: idle", "lsp-agent: <progress> (n%)", "... waiting for approval".
@@ -333,6 +353,9 @@ local function user_commands()
   vim.api.nvim_create_user_command("LspAgentCancel", function(args)
     M.cancel(args.args ~= "" and tonumber(args.args) or nil)
   end, { nargs = "?", desc = "lsp-agent: cancel the running job" })
+  vim.api.nvim_create_user_command("LspAgentUndo", function(args)
+    M.undo(args.args ~= "" and tonumber(args.args) or nil)
+  end, { nargs = "?", desc = "lsp-agent: put back what the last job (or job N) wrote" })
   vim.api.nvim_create_user_command("LspAgentStatus", function()
     M.show_status()
   end, { desc = "lsp-agent: show status" })
@@ -355,6 +378,11 @@ function M.setup(opts)
   handlers.opts.save_after_apply = M.config.save_after_apply
   handlers.opts.notify_progress = M.config.notify_progress
   handlers.opts.approval_timeout_ms = M.config.approval_timeout_ms
+  if opts and opts.annotated_edits and not opts.review then
+    M.config.review = "builtin"
+  end
+  handlers.opts.review = M.config.review
+  completion.opts = vim.tbl_extend("force", completion.opts, M.config.completion or {})
   vim.lsp.commands["lspAgent.run"] = run_command
   user_commands()
   start()

@@ -38,6 +38,7 @@ def lsp_agent_run(
         "MODEL_ID": f"scripted:{script_file}",
         "SANDBOX_BACKEND": "none",
         "PHOENIX_ENABLED": "false",
+        "XDG_DATA_HOME": str(tmp_path / "data"),  # where `run --undo` finds the last run
         **(env or {}),
     }
     return subprocess.run(

@@ -118,8 +118,10 @@ def test_a_model_that_does_not_fix_it_is_reported_plainly(tmp_path: Path) -> Non
     out = run_demo("--model", scripted(tmp_path, WRONG_FIX))
     text = out.stdout
     assert out.returncode == 1, text + out.stderr
-    # The wrong fix breaks nothing; the test that failed before still fails, and says so.
-    assert "check: passed [local] — fixed: none; broken: none; still failing" in text
+    # The wrong fix breaks nothing; the test that failed before still fails, and says so
+    # (the check's progress line is cut between words to fit the editor's progress message).
+    assert "check: passed [local] — fixed: none; broken: none;" in text
+    assert "NOT FIXED: the test still fails" in text
     assert "+    return sum(values) / (len(values) + 2)" in text
     assert "Tests pass after the agent: False" in text
     assert "Result: NOT FIXED" in text
@@ -140,3 +142,21 @@ def test_the_embedded_model_fixes_the_defect_for_real() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "(model: embedded)" in out.stdout
     assert "Result: FIXED" in out.stdout
+
+
+def test_a_missing_docker_engine_is_said_plainly_with_the_command_that_fixes_it(
+    tmp_path: Path,
+) -> None:
+    env = {"SANDBOX_BACKEND": "auto", "DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"}
+    out = run_demo("--model", scripted(tmp_path, FIX), env=env)
+    text = out.stdout
+    assert out.returncode == 0, text + out.stderr
+    (line,) = [line for line in text.splitlines() if line.strip().startswith("sandbox:")]
+    assert "sandbox: unavailable." in line
+    assert "`sudo systemctl start docker`" in line or "`sudo apt-get install docker.io`" in line
+    assert "Connection aborted" not in text and "FileNotFoundError" not in text
+    # said once, not nested, and never cut inside a word
+    assert "check: unavailable (the diff applies" not in text
+    for cut in re.findall(r"(\S*)…", text):
+        assert cut == "" or any(word == cut for word in re.findall(r"\S+", text.replace("…", " ")))
+    assert "Result: FIXED" in text

@@ -176,6 +176,28 @@ def test_writer_sends_the_current_version_and_maps_results(tmp_path: Path) -> No
     assert stale.status == "failed" and "while the edit was pending" in stale.reason
 
 
+def test_writer_says_which_hunks_the_editor_kept_and_what_was_written(tmp_path: Path) -> None:
+    before = "".join(f"line {n}\n" for n in range(1, 21))
+    after = before.replace("line 2\n", "two\n").replace("line 18\n", "eighteen\n")
+    (tmp_path / "x.py").write_text(before)
+    buffers = OpenBuffers(tmp_path)
+    uri = (tmp_path / "x.py").resolve().as_uri()
+    buffers.update(uri, before, 1)
+    kept = before.replace("line 18\n", "eighteen\n")
+
+    def second_hunk_only(_params: Any) -> types.ApplyWorkspaceEditResult:
+        buffers.update(uri, kept, 2)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    client = FakeClient()
+    client.auto[types.WORKSPACE_APPLY_EDIT] = second_hunk_only
+    patch = PatchResult((FilePatch("x.py", "x.py", before, after),))
+    outcome = writer(client, buffers, tmp_path).write(patch)
+    assert outcome.status == "applied"
+    assert "the user kept 1 of 2 hunks (2) and left out hunk 1 (@@ -1,5 +1,5 @@)" in outcome.reason
+    assert [(f.before, f.after) for f in outcome.written] == [(before, kept)]
+
+
 def test_writer_refuses_without_sending(tmp_path: Path) -> None:
     buffers, result = setup_file(tmp_path)
     client = FakeClient()

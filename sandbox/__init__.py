@@ -10,13 +10,19 @@ Never imports pygls, lsprotocol, smolagents or litellm.
 
 from sandbox.config import SandboxConfig
 from sandbox.factory import docker_problem, open_sandbox
+from sandbox.image import image_tag
+from sandbox.prepare_container import PrepareError, hand_over, run_offline
 from sandbox.protocol import PatchCheck, RunResult, Sandbox
 
 __all__ = [
     "PatchCheck",
+    "PrepareError",
     "RunResult",
     "Sandbox",
     "SandboxConfig",
     "docker_problem",
+    "hand_over",
+    "image_tag",
     "open_sandbox",
+    "run_offline",
 ]

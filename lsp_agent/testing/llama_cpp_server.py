@@ -7,6 +7,7 @@ Its function-calling handler writes a call's arguments with no token limit (`max
 passed on), up to the context size: a smaller `context_tokens` bounds a runaway reply.
 The server's extras (fastapi, uvicorn, sse-starlette, starlette-context, pydantic-settings) are
 in the dev dependency group. Its log goes to a file, never to this process's stdout.
+`LlamaCppServer` runs llama.cpp's own `llama-server` binary the same way (any GGUF, `--jinja`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import httpx
 
@@ -98,12 +100,19 @@ class LlamaCppPythonServer:
             str(self.context_tokens),
         ]
 
-    def start(self, timeout_s: float = START_TIMEOUT_S) -> LlamaCppPythonServer:
+    def problem(self) -> str:
+        """Why the server cannot start here ("" when it can)."""
         missing = missing_server_modules()
         if missing:
-            raise LlamaServerError(
+            return (
                 f"llama-cpp-python's server needs {', '.join(missing)}: run `uv sync` (dev group)"
             )
+        return ""
+
+    def start(self, timeout_s: float = START_TIMEOUT_S) -> Self:
+        problem = self.problem()
+        if problem:
+            raise LlamaServerError(problem)
         with open(self.log_path, "wb") as log:
             self._proc = subprocess.Popen(
                 self.command(),
@@ -117,7 +126,7 @@ class LlamaCppPythonServer:
             if self._proc.poll() is not None:
                 tail = self.log_tail()
                 self.stop()
-                raise LlamaServerError(f"llama_cpp.server exited:\n{tail}")
+                raise LlamaServerError(f"{self.command()[0]} exited:\n{tail}")
             try:
                 if httpx.get(self.openai_base + "/models", timeout=2).status_code == 200:
                     return self
@@ -126,7 +135,7 @@ class LlamaCppPythonServer:
             time.sleep(0.25)
         tail = self.log_tail()
         self.stop()
-        raise LlamaServerError(f"llama_cpp.server did not answer in {timeout_s:g} s:\n{tail}")
+        raise LlamaServerError(f"{self.command()[0]} did not answer in {timeout_s:g} s:\n{tail}")
 
     def log_tail(self, chars: int = 3000) -> str:
         try:
@@ -146,7 +155,7 @@ class LlamaCppPythonServer:
         if self._own_log:
             self.log_path.unlink(missing_ok=True)
 
-    def __enter__(self) -> LlamaCppPythonServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(
@@ -156,3 +165,34 @@ class LlamaCppPythonServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class LlamaCppServer(LlamaCppPythonServer):
+    """llama.cpp's own `llama-server` binary serving `gguf` as `alias`, with its Jinja chat
+    templates (`--jinja`: the model's own tool-call format), one slot of `context_tokens`."""
+
+    def __init__(
+        self,
+        binary: Path,
+        gguf: Path,
+        *,
+        alias: str,
+        log_path: Path | None = None,
+        context_tokens: int = CONTEXT_TOKENS,
+    ) -> None:
+        super().__init__(gguf=gguf, log_path=log_path, context_tokens=context_tokens)
+        self.binary = binary
+        self.alias = alias
+
+    def problem(self) -> str:
+        if not (self.binary.is_file() and os.access(self.binary, os.X_OK)):
+            return f"no llama-server executable at {self.binary}"
+        return ""
+
+    def command(self) -> list[str]:
+        return [
+            str(self.binary),
+            *("--model", str(self.gguf), "--alias", self.alias, "--jinja"),
+            *("--host", "127.0.0.1", "--port", str(self.port)),
+            *("--ctx-size", str(self.context_tokens), "--parallel", "1"),
+        ]

@@ -1,0 +1,104 @@
+"""lsp-agent on one exercise: one job, as `lsp-agent run --yes "TASK" --repo DIR` runs it.
+
+The settings are read as `run` reads them (the user's scope, the repository's `.env` if it
+had one), with the bench's model and step limit; patches and approval-needing commands are
+approved as `--yes` does (a denied command still never runs), and the agent's tools and
+sandbox checks are the real ones. `--model scripted` plays Exercism's example solution.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.benchmarks.edits.exercises import Exercise
+from lsp_agent.settings import Settings, load_settings
+from tools.approval_gate import AutoApprove
+from tools.patch_writer import DiskPatchWriter
+from tools.workspace import DiskWorkspace
+
+SCRIPTED = "scripted"
+
+
+@dataclass(frozen=True)
+class OurModel:
+    """What lsp-agent runs on: a model id, and the endpoint when it is served (openai/…)."""
+
+    model_id: str
+    api_base: str = ""
+    max_steps: int | None = None
+
+
+@dataclass
+class OurRun:
+    result: JobResult
+    events: list[dict[str, Any]] = field(default_factory=list)  # the job's progress, in order
+
+
+def job_settings(repo: Path, model: OurModel) -> Settings:
+    settings, _ = load_settings(workspace=repo)
+    overrides: dict[str, Any] = {"model_id": model.model_id}
+    if model.api_base:
+        overrides["model_api_base"] = model.api_base
+    if model.max_steps:
+        overrides["agent_max_steps"] = model.max_steps
+    return dataclasses.replace(settings, **overrides)
+
+
+def scripted_turns(exercise: Exercise) -> list[dict[str, Any]]:
+    """The reference: read the stub, replace it with the example solution, apply, answer."""
+    stub = exercise.solution_files[0]
+    old = exercise.files[stub]
+    return [
+        {"tool": "read_file", "arguments": {"path": stub}},
+        {"tool": "propose_patch", "arguments": {"path": stub, "old": old, "new": exercise.example}},
+        {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
+        {"final_answer": f"Implemented {stub} from the instructions."},
+    ]
+
+
+def run_ours(
+    exercise: Exercise,
+    repo: Path,
+    task: str,
+    model: OurModel,
+    *,
+    timeout_s: float,
+    on_progress: Callable[[ProgressEvent], None] = lambda event: None,
+) -> OurRun:
+    """Run the job to its end (or cancel it after `timeout_s`)."""
+    from lsp_agent.agent.runtime import run_agent_job
+
+    run = OurRun(JobResult("failed"))
+
+    def progress(event: ProgressEvent) -> None:
+        run.events.append(dataclasses.asdict(event))
+        on_progress(event)
+
+    scripted = None
+    if model.model_id == SCRIPTED:
+        from lsp_agent.testing import ScriptedModel
+
+        scripted = ScriptedModel(scripted_turns(exercise), model_id=SCRIPTED)
+    cancel = threading.Event()
+    timer = threading.Timer(timeout_s, cancel.set)
+    timer.start()
+    try:
+        run.result = run_agent_job(
+            task,
+            settings=job_settings(repo, model),
+            workspace=DiskWorkspace(repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(repo),
+            on_progress=progress,
+            cancel=cancel,
+            model=scripted,
+        )
+    finally:
+        timer.cancel()
+    return run

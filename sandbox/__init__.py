@@ -5,6 +5,10 @@
         result = box.check_patch(diff)          # PatchCheck
         run = box.run(["python", "-m", "pytest", "-q"])   # RunResult
 
+`run_offline(image, argv, binds, …)` runs one command to its end in a throwaway container with
+the same confinement (no network, no capabilities, never root): `sandbox prepare` installs in
+one, and `bench edits` runs its peer agents in one.
+
 Never imports pygls, lsprotocol, smolagents or litellm.
 """
 

@@ -74,7 +74,9 @@ def run_peer_on(
         agent=spec.name,
         passed=verdict.passed,
         reason=verdict.reason,
-        seconds=round(float(result.get("seconds", run.seconds)), 1),
+        # The container's whole run: what a user waits, and it includes aider's chat
+        # summaries, which run in the background after its last try (their calls count too).
+        seconds=round(run.seconds, 1),
         steps=int(result.get("tries", result.get("steps", 0))),
         model_calls=usage.calls,
         prompt_tokens=usage.prompt_tokens,

@@ -169,7 +169,9 @@ class LlamaCppPythonServer:
 
 class LlamaCppServer(LlamaCppPythonServer):
     """llama.cpp's own `llama-server` binary serving `gguf` as `alias`, with its Jinja chat
-    templates (`--jinja`: the model's own tool-call format), one slot of `context_tokens`."""
+    templates (`--jinja`: the model's own tool-call format), one slot of `context_tokens`.
+    `reply_tokens` caps a reply whose request sets no `max_tokens` (the server's default is
+    none: a small model that repeats itself then writes until the context is full)."""
 
     def __init__(
         self,
@@ -179,10 +181,12 @@ class LlamaCppServer(LlamaCppPythonServer):
         alias: str,
         log_path: Path | None = None,
         context_tokens: int = CONTEXT_TOKENS,
+        reply_tokens: int = -1,
     ) -> None:
         super().__init__(gguf=gguf, log_path=log_path, context_tokens=context_tokens)
         self.binary = binary
         self.alias = alias
+        self.reply_tokens = reply_tokens
 
     def problem(self) -> str:
         if not (self.binary.is_file() and os.access(self.binary, os.X_OK)):
@@ -195,4 +199,5 @@ class LlamaCppServer(LlamaCppPythonServer):
             *("--model", str(self.gguf), "--alias", self.alias, "--jinja"),
             *("--host", "127.0.0.1", "--port", str(self.port)),
             *("--ctx-size", str(self.context_tokens), "--parallel", "1"),
+            *("--n-predict", str(self.reply_tokens)),
         ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 from contextlib import ExitStack
@@ -77,6 +78,20 @@ def _agents(options: BenchOptions) -> list[str]:
 
 
 def measure(runs: int, options: BenchOptions) -> Figures:
+    """Run the bench; SIGTERM stops it as Ctrl-C does (the run under way is dropped, its
+    container and the model server stopped, the output keeps every finished run)."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return _measure(options)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _measure(options: BenchOptions) -> Figures:
     try:
         exercises = select_exercises(options.sample, options.exercises)
     except ValueError as exc:

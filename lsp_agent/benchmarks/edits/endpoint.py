@@ -24,6 +24,10 @@ from lsp_agent.benchmarks.edits.ours import SCRIPTED, OurModel
 from lsp_agent.benchmarks.runner import BenchError
 
 SERVED_CONTEXT_TOKENS = 16384  # one slot; lsp-agent still keeps to its MODEL_NUM_CTX
+# A reply whose request sets no limit (aider, mini-swe-agent) stops here: a whole exercise
+# file is far shorter, and a 1.5B model that repeats itself would write until the context
+# is full (an hour on 2 cores). lsp-agent sends its own MODEL_MAX_TOKENS (1,024).
+SERVED_REPLY_TOKENS = 2048
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ def _served(
         alias=alias,
         log_path=log_dir / "llama-server.log",
         context_tokens=SERVED_CONTEXT_TOKENS,
+        reply_tokens=SERVED_REPLY_TOKENS,
     )
     try:
         stack.enter_context(server)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import warnings
 from pathlib import Path
+
+from safety.host_env import set_own
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _NOISY_LOGGERS = (
@@ -27,9 +28,10 @@ def quiet_third_party_imports() -> None:
     LiteLLM otherwise fetches a remote price map at import time (slow, and offline it
     retries for seconds); Hugging Face libraries otherwise try the hub.
     """
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    set_own("LITELLM_LOCAL_MODEL_COST_MAP", "True", default_only=True)
+    set_own("HF_HUB_OFFLINE", "1", default_only=True)
+    set_own("TOKENIZERS_PARALLELISM", "false", default_only=True)
+    set_own("LITELLM_MODE", "PRODUCTION")  # no `.env` loaded at import (lsp_agent/__init__.py)
 
 
 def configure_logging(

@@ -1,7 +1,8 @@
 """Typed settings: one object, every key with a default, read from the user's scope and `.env`.
 
 Precedence (later wins): defaults < the user config file (`~/.config/lsp-agent/config.env`)
-< `.env` in the workspace < process environment < editor overrides (LSP
+< `.env` in the workspace < process environment (as it was at start-up,
+`safety.host_env`: never what a library loaded into it later) < editor overrides (LSP
 `initializationOptions` / `workspace/configuration`, which the shipped editor clients fill
 from the user's own settings only).
 
@@ -23,7 +24,6 @@ so the front ends and the agent may read settings without pulling in pygls or mo
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from dotenv import dotenv_values
 
+from safety.host_env import user_environ
 from safety.user_scope import TrustStore, user_config_file
 
 if TYPE_CHECKING:
@@ -352,7 +353,7 @@ def load_settings(
 ) -> tuple[Settings, list[SettingProblem]]:
     """Read the user config file, `.env` from `workspace` (if any), the environment, then
     editor overrides. Security keys of an untrusted `.env` are left out and reported."""
-    env = os.environ if environ is None else environ
+    env = user_environ() if environ is None else environ
     known = set(env_keys())
     layers: list[tuple[str, Mapping[str, Any]]] = []
     ignored: list[SettingProblem] = []

@@ -1,7 +1,7 @@
 """Safety layer: pure, table-tested checks that keep the user safe (no LSP, no model).
 
 Modules: ``validation`` (paths, line ranges, sizes, globs), ``truncation``, ``errors``
-(tool error schema and recovery hints), ``policy`` (shell command policy), ``approvals``
+(tool error schema and recovery hints), ``policy/`` (shell command policy), ``approvals``
 and ``run_state`` (loop detection). The main names are importable from here; they are
 loaded on first use so that importing one module does not load the others.
 """

@@ -1,21 +1,15 @@
-"""Bash brace expansion (``{a,b}``, ``{1..3}``) for checking words, backed by ``bracex``.
+"""Bash brace expansion (``{a,b}``, ``{1..3}``) of one word, backed by ``bracex``.
 
-``expand_braces`` expands one word (used when classifying paths); ``expand_argv`` expands
-every unquoted word of a command line the way bash does before running it, so that
-``find . {-delete,}`` is judged as ``find . -delete`` and ``{rm,-rf,/}`` as ``rm -rf /``.
-Both are bounded: past ``limit`` results they give up (None) and the caller asks.
+Used where a pattern or path may hold braces (globs of the file tools, path
+classification of the command policy, whose shell parser expands whole command lines
+with it). Bounded: past ``limit`` results it gives up (None) and the caller asks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import bracex
 
-from safety.shell_words import Word, unescape_unquoted
-
 MAX_EXPANSIONS = 64
-MAX_ARGV_WORDS = 256
 
 
 def expand_braces(text: str, *, limit: int = MAX_EXPANSIONS) -> list[str] | None:
@@ -27,26 +21,3 @@ def expand_braces(text: str, *, limit: int = MAX_EXPANSIONS) -> list[str] | None
     except bracex.ExpansionLimitException:
         return None
     return out if 0 < len(out) <= limit else None
-
-
-def expand_argv(words: Sequence[Word], *, limit: int = MAX_ARGV_WORDS) -> list[Word] | None:
-    """The words bash runs after brace expansion of the unquoted words in ``words``:
-    ``words`` itself when nothing expands, None when there would be more than ``limit``."""
-    if not any("{" in w.raw and ("," in w.raw or ".." in w.raw) for w in words):
-        return list(words)
-    out: list[Word] = []
-    for word in words:
-        if not word.is_static or word.quoted or word.ansi_c or "{" not in word.raw:
-            out.append(word)
-            continue
-        # braces expand before quote removal: an escaped word expands from its raw text
-        variants = expand_braces(word.raw if word.escaped else word.value, limit=limit)
-        if variants is None:
-            return None
-        if word.escaped:
-            variants = [unescape_unquoted(v) for v in variants]
-        # like bash, an empty result of an unquoted expansion is no word at all
-        out.extend(Word.literal(v) for v in variants if v or len(variants) == 1)
-        if len(out) > limit:
-            return None
-    return out

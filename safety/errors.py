@@ -41,7 +41,7 @@ class ToolError(Exception):
     """A problem the model caused, told back to it as a tool error (never a crash).
 
     The one error family of the tools: `ValidationError` (bad input), `tools.base.ToolFailure`
-    (a tool's own refusal) and `tools.patch_model.PatchError` (a patch that does not parse
+    (a tool's own refusal) and `tools.patches.model.PatchError` (a patch that does not parse
     or apply) subclass it, and the tool wrapper turns any of them into
     ``{"error", "message", "tool", "context", "recovery_suggestion"}`` with `to_error`.
     """

@@ -15,10 +15,17 @@ token characters are matched against the token shapes, only lines with a hint ag
 name rules).
 
 Line count is kept (a redacted private key keeps its lines), so line numbers stay right.
+
+A token written backwards, base64- or hex-encoded (what code that has read a secret can
+print to get it past the shapes above) is redacted too: each long run of token characters
+is also looked at reversed and decoded. This bounds the trivial transformations only; see
+the README's security model for what redaction does not promise.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
 REDACTED = "[REDACTED]"
@@ -73,6 +80,59 @@ _CANDIDATE = re.compile(r"[A-Za-z0-9_\-.:/+=@]{16,}")
 _LINE_HINTS = ("secret", "token", "passw", "pwd", "key", "credential", "bearer", "basic", "://")
 
 
+# Every token shape starts with one of these (or a run of digits and ":AA", Telegram's): a
+# cheap first look before the token shapes run over a reversed or decoded form.
+_TOKEN_STARTS = (
+    "gh",
+    "github_pat_",
+    "gl",
+    "xox",
+    "hooks.slack.com",
+    "_live_",
+    "sk-",
+    "AIza",
+    "hf_",
+    "npm_",
+    "pypi-",
+    "SG.",
+    "eyJ",
+    "AccountKey=",
+    "A3T",
+    "ABIA",
+    "ACCA",
+    "AKIA",
+    "ASIA",
+    ":AA",
+)
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
+_HEX = re.compile(r"(?:[0-9a-fA-F]{2}){16,}")
+
+
+def _hidden_forms(run: str) -> list[str]:
+    """`run` reversed, and decoded from base64 or hex when it is that (as text)."""
+    forms = [run[::-1]]
+    if _HEX.fullmatch(run):
+        forms.append(binascii.unhexlify(run).decode("latin-1"))
+    elif _BASE64.fullmatch(run):
+        padded = run + "=" * (-len(run) % 4)
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                forms.append(decode(padded).decode("latin-1"))
+            except (binascii.Error, ValueError):
+                continue
+    return forms
+
+
+def _redact_run(match: re.Match[str]) -> str:
+    run = _TOKENS.sub(REDACTED, match.group(0))
+    if REDACTED not in run and any(
+        any(start in form for start in _TOKEN_STARTS) and _TOKENS.search(form)
+        for form in _hidden_forms(run)
+    ):
+        return REDACTED
+    return run
+
+
 def _private_key(match: re.Match[str]) -> str:
     body = "\n".join(REDACTED if line.strip() else line for line in match.group(2).split("\n"))
     return match.group(1) + body + match.group(3)
@@ -84,7 +144,7 @@ def redact_secrets(text: str) -> str:
         return text
     if "PRIVATE KEY" in text:
         text = _PRIVATE_KEY.sub(_private_key, text)
-    text = _CANDIDATE.sub(lambda m: _TOKENS.sub(REDACTED, m.group(0)), text)
+    text = _CANDIDATE.sub(_redact_run, text)
     lines = text.split("\n")
     for index, line in enumerate(lines):
         lowered = line.lower()

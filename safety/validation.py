@@ -60,8 +60,8 @@ def validate_path(
     problem = file_problem(resolved)
     for candidate in (lexical, relative):
         hit = sensitive.match(candidate)
-        if hit and problem is None and resolved.is_file() and sensitive.content_decides(candidate):
-            continue  # a certificate, not a key
+        if hit and problem is None and _cleared_by_content(sensitive, candidate, resolved):
+            continue  # a certificate or a Keynote document, not a key
         if hit:
             raise _fail(
                 ErrorType.SENSITIVE_PATH,
@@ -77,6 +77,19 @@ def validate_path(
             path=text,
         )
     return resolved
+
+
+def _cleared_by_content(sensitive: SensitiveRules, candidate: str, resolved: Path) -> bool:
+    """True when ``candidate`` is sensitive only by a name its content can clear, and the
+    existing regular file ``resolved`` clears it."""
+    if not sensitive.content_decides(candidate) or not resolved.is_file():
+        return False
+    try:
+        with open(resolved, "rb") as handle:
+            head = handle.read(16)
+    except OSError:
+        return False
+    return sensitive.content_clears(candidate, head)
 
 
 def file_problem(resolved: Path) -> str | None:

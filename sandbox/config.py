@@ -9,12 +9,12 @@ environment and user config file (`~/.config/lsp-agent/config.env`), never a rep
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from dotenv import dotenv_values
 
+from safety.host_env import user_environ
 from safety.user_scope import user_config_file
 
 logger = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ class SandboxConfig:
     @classmethod
     def from_user_scope(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:
         """The user config file's keys, then the environment's over them."""
-        env = os.environ if environ is None else environ
+        env = user_environ() if environ is None else environ
         merged: dict[str, str] = {}
         path = user_config_file(env)
         if path is not None and path.is_file():
@@ -63,7 +63,7 @@ class SandboxConfig:
 
         A bad value keeps the default and is logged (it never stops the program).
         """
-        env = os.environ if environ is None else environ
+        env = user_environ() if environ is None else environ
         default = cls()
         backend = env.get("SANDBOX_BACKEND", default.backend).strip().lower() or default.backend
         if backend not in BACKENDS:

@@ -1,10 +1,10 @@
 """`DockerSandbox`: one hardened warm container per session, replaced when it goes bad.
 
 The container is created on first use and reused for every job; each job works in one
-of its fresh copy-on-write trees (sandbox/repo_view.py), and the container is replaced
+of its fresh copy-on-write trees (sandbox/docker/repo_view.py), and the container is replaced
 when all of them are used. It is removed on
 `close()`, at interpreter exit (`weakref.finalize`), and by Docker itself when this
-process dies (see sandbox/docker_engine.py). A job that times out, or a container that
+process dies (see sandbox/docker/docker_engine.py). A job that times out, or a container that
 crashed, gets a fresh container next time. Jobs are serialised (one container).
 """
 
@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import tracing
-from sandbox.check_command import COPY_EXCLUDES
+from sandbox.checks import COPY_EXCLUDES, DriverBackedSandbox, SandboxUnavailable
 from sandbox.config import SandboxConfig
-from sandbox.driver_backend import DriverBackedSandbox, SandboxUnavailable
-from sandbox.engine import (
+from sandbox.docker import (
+    NODE_MODULES_MOUNT,
+    WORK_COPY,
+    WORKSPACE,
     ChannelBroken,
     ChannelTimeout,
     ContainerEngine,
@@ -28,7 +30,6 @@ from sandbox.engine import (
     EngineError,
     ProjectMounts,
 )
-from sandbox.hardening import NODE_MODULES_MOUNT, WORK_COPY, WORKSPACE
 from sandbox.project_envs import ready_mounts
 
 logger = logging.getLogger(__name__)

@@ -7,10 +7,8 @@ from pathlib import Path
 
 from sandbox import tracing
 from sandbox.config import SandboxConfig
+from sandbox.docker import BUILD_HINT, ContainerEngine, EngineError, EngineNotLocal, image_tag
 from sandbox.docker_backend import DockerSandbox
-from sandbox.docker_client import BUILD_HINT
-from sandbox.engine import ContainerEngine, EngineError, EngineNotLocal
-from sandbox.image import image_tag
 from sandbox.local_backend import HostApproval, LocalSandbox
 from sandbox.null_backend import NullSandbox
 from sandbox.protocol import Sandbox
@@ -53,7 +51,7 @@ def docker_problem(config: SandboxConfig, engine: ContainerEngine | None = None)
     owned = None
     try:
         if engine is None:
-            from sandbox.docker_engine import DockerEngine
+            from sandbox.docker import DockerEngine
 
             engine = owned = DockerEngine()
         image = image_tag(config)
@@ -83,7 +81,7 @@ def _open(
     owns_engine = engine is None
     try:
         if engine is None:
-            from sandbox.docker_engine import DockerEngine
+            from sandbox.docker import DockerEngine
 
             engine = DockerEngine()
         problem = docker_problem(config, engine)

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from safety import host_process
 from safety.git_hardening import hardened_git_env
-from sandbox import driver_steps, tracing
-from sandbox.check_command import COPY_EXCLUDES
+from sandbox import tracing
+from sandbox.checks import COPY_EXCLUDES, DriverBackedSandbox, run_job
 from sandbox.config import SandboxConfig
-from sandbox.driver_backend import DriverBackedSandbox
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,8 @@ class LocalSandbox(DriverBackedSandbox):
         if self._scratch is None:
             self._scratch = Path(tempfile.mkdtemp(prefix="lsp-agent-sandbox-"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
-        env = hardened_git_env({key: os.environ[key] for key in _PASSED_ENV if key in os.environ})
+        user = host_process.vetted_environ(untrusted=[self.repo_root])  # a clean PATH
+        env = hardened_git_env({key: user[key] for key in _PASSED_ENV if key in user})
         env.update(
             HOME=str(self._scratch / "home"),
             TMPDIR=str(self._scratch / "tmp"),
@@ -99,7 +100,7 @@ class LocalSandbox(DriverBackedSandbox):
             job["command"] = host_command(command)
         with self._lock, tracing.span("exec", backend=self.backend):
             self._fresh_home(job["env"])
-            return driver_steps.run_job(job)
+            return run_job(job)
 
     @staticmethod
     def _fresh_home(env: dict[str, str]) -> None:
@@ -115,7 +116,9 @@ class LocalSandbox(DriverBackedSandbox):
 
 
 def host_command(argv: list[str]) -> list[str]:
-    """`python`/`python3` becomes this interpreter when the name is not on PATH."""
-    if argv and argv[0] in ("python", "python3") and shutil.which(argv[0]) is None:
+    """`python`/`python3` becomes this interpreter when the name is not on the clean PATH
+    (the command runs with it: `_base_job`)."""
+    path = host_process.vetted_environ().get("PATH", "")
+    if argv and argv[0] in ("python", "python3") and shutil.which(argv[0], path=path) is None:
         return [sys.executable, *argv[1:]]
     return argv

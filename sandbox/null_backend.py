@@ -11,8 +11,14 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from safety.unified_diff import ParsedDiff, PatchError, apply_to_texts, parse_strict, vet_overlay
-from safety.unified_diff.strict_apply import does_not_apply
+from safety.unified_diff import (
+    ParsedDiff,
+    PatchError,
+    apply_to_texts,
+    does_not_apply,
+    parse_strict,
+    vet_overlay,
+)
 from sandbox import tracing
 from sandbox.protocol import ContextManaged, PatchCheck, RunResult
 

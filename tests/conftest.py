@@ -14,6 +14,13 @@ from pathlib import Path
 import pytest
 
 from lsp_agent.testing.calc_repo import write_calc_repo
+from safety import host_env
+
+# In-process tests set the user's environment with monkeypatch.setenv, as a user would before
+# starting lsp-agent: here the user's environment follows os.environ. The start-up snapshot
+# itself is tested in tests/unit/safety/test_host_env.py and, end to end, through the real CLI and
+# server in subprocesses (tests/lsp/test_library_dotenv.py).
+host_env.follow_process_environ()
 
 
 def in_ci() -> bool:

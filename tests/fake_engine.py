@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from sandbox.driver_steps import run_job
-from sandbox.engine import ChannelBroken, ChannelTimeout, EngineError, ProjectMounts
+from sandbox.checks.driver_steps import run_job
+from sandbox.docker.engine import ChannelBroken, ChannelTimeout, EngineError, ProjectMounts
 from sandbox.local_backend import host_command
 
 _ids = itertools.count(1)

@@ -21,8 +21,7 @@ from safety.errors import ErrorType, ToolError
 from safety.policy import CommandPolicy
 from safety.run_state import AgentState
 from tools.approval_gate import ApprovalAsk, ApprovalGate, RejectAll
-from tools.patch_store import PatchStore
-from tools.patch_writer import DiskPatchWriter, PatchWriter
+from tools.patches import DiskPatchWriter, PatchStore, PatchWriter
 
 __all__ = ["AgentTool", "ApprovalAsk", "ToolContext", "ToolFailure", "ToolLimits"]
 from tools.workspace import Workspace
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
 
     from lsp_agent.settings import Settings
     from sandbox.protocol import Sandbox
-    from tools.mcp.toolbox import McpToolbox
+    from tools.mcp import McpToolbox
     from tools.memory_tool import NoteStore
 
 

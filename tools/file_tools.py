@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from safety.braces import expand_braces
 from safety.errors import ErrorType, hint_file_not_found, read_file_call
 from safety.input_validation import validate_input_size
+from safety.secret_redaction import redact_secrets
 from safety.sensitive import DEFAULT_SENSITIVE
 from safety.truncation import list_truncation_note, truncate_list
 from safety.validation import ValidationError, validate_glob, validate_line_range, validate_path
@@ -476,7 +477,9 @@ class ReadFileSnippet(AgentTool):
         if regex_note:
             notes.append(regex_note)
         canon, text = read_workspace_text(self.context.workspace, canon)
-        lines = split_lines(text)
+        # matched as the model will see it: a pattern matching only inside a redacted
+        # secret finds nothing (no oracle for the secret, one character a call)
+        lines = split_lines(redact_secrets(text))
         hits = [i for i, line in enumerate(lines) if regex.search(line)]
         if not hits:
             notes.insert(0, f"No lines in {canon} match {pattern!r} ({len(lines)} lines).")

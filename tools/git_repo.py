@@ -10,6 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from safety import host_process
 from safety.errors import ErrorType
 from tools.base import ToolFailure
 from tools.workspace import GIT_TIMEOUT_S, git_command, git_env
@@ -42,10 +43,12 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git in ``root``; a ToolFailure when it times out or cannot be started."""
     try:
-        return subprocess.run(
+        return host_process.run(
             git_command(root, *args),
             capture_output=True,
             env=env,
+            whole_env=True,
+            untrusted=[root],
             timeout=timeout_s,
             stdin=subprocess.DEVNULL,
         )

@@ -26,10 +26,10 @@ from smolagents import Tool
 
 from safety.approvals import ApprovalKind
 from safety.errors import ErrorType, ToolError, command_denied_error, tool_error
+from safety.policy import Verdict
 from safety.run_state import args_json, digest_of
 from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
-from safety.verdict import Verdict
 from tools.argument_checks import check_arguments
 from tools.base import AgentTool, ApprovalAsk, ToolContext, ToolFailure
 from tools.workspace import NotTextError

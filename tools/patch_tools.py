@@ -16,10 +16,16 @@ from safety.approval_flags import patch_flags
 from safety.approvals import ApprovalKind
 from safety.errors import ErrorType
 from tools.base import AgentTool, ApprovalAsk, ToolFailure
-from tools.patch_model import PatchError, PatchResult
-from tools.patch_store import StoredPatch, is_stale, next_step, rebase
-from tools.patching import apply_diff
-from tools.search_replace import apply_search_replace
+from tools.patches import (
+    PatchError,
+    PatchResult,
+    StoredPatch,
+    apply_diff,
+    apply_search_replace,
+    is_stale,
+    next_step,
+    rebase,
+)
 
 log = logging.getLogger(__name__)
 

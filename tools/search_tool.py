@@ -11,7 +11,6 @@ Sensitive files are excluded from the search and filtered from the results.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -21,7 +20,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from safety import host_process
 from safety.errors import ErrorType
+from safety.secret_redaction import contains_private_key, redact_secrets
 from safety.sensitive import DEFAULT_SENSITIVE
 from safety.truncation import list_truncation_note
 from safety.validation import ValidationError, file_problem, validate_glob, validate_path
@@ -78,12 +79,24 @@ def compile_search(pattern: str) -> re.Pattern[str]:
         ) from None
 
 
+def as_seen(regex: re.Pattern[str], line: str) -> str | None:
+    """``line`` as the model may see it (secrets redacted) when ``regex`` matches that, else
+    None. A search must not be an oracle: a pattern that matches only inside a redacted
+    secret (`ghp_a`, `ghp_ab`, ... one call per character) finds nothing."""
+    redacted = redact_secrets(line)
+    return redacted if redacted == line or regex.search(redacted) else None
+
+
 def search_text(regex: re.Pattern[str], path: str, text: str, rows: list[Row]) -> None:
-    """Append up to MAX_PER_FILE matching lines of ``text`` to ``rows``."""
+    """Append up to MAX_PER_FILE matching lines of ``text`` to ``rows`` (matched as the
+    model would see them: secrets redacted; text holding a private key not at all)."""
+    if contains_private_key(text):
+        return
     found = 0
     for number, line in enumerate(split_lines(text), 1):
-        if regex.search(line):
-            rows.append((path, number, clip_line(line)))
+        seen = as_seen(regex, line) if regex.search(line) else None
+        if seen is not None:
+            rows.append((path, number, clip_line(seen)))
             found += 1
             if found >= MAX_PER_FILE:
                 return
@@ -124,6 +137,14 @@ def python_search(
     return hits
 
 
+def ripgrep_program() -> str | None:
+    """ripgrep on the user's clean PATH (`safety.host_process`), or None without it."""
+    try:
+        return host_process.resolve_program("rg", host_process.vetted_environ())
+    except host_process.ProgramNotFound:
+        return None
+
+
 def ripgrep_argv(rg: str, pattern: str, glob: str | None) -> list[str]:
     argv = [
         rg,
@@ -151,7 +172,7 @@ def ripgrep_argv(rg: str, pattern: str, glob: str | None) -> list[str]:
         argv += ["-g", glob]
     for name in sorted(SKIPPED_DIRS):
         argv += ["-g", f"!{name}"]
-    for name in (*DEFAULT_SENSITIVE.names, *DEFAULT_SENSITIVE.dirs):
+    for name in DEFAULT_SENSITIVE.excluded_by_name():
         argv += ["--iglob", f"!{name}"]
     return [*argv, "--", "."]
 
@@ -175,6 +196,7 @@ def ripgrep_search(
     skip: Iterable[str],
     cap: int,
     timeout_s: float,
+    regex: re.Pattern[str] | None = None,
 ) -> Hits | None:
     """ripgrep's matches (without ``skip`` paths), or None when ripgrep reports an error
     and found nothing (for example a pattern only Python's ``re`` understands)."""
@@ -183,9 +205,10 @@ def ripgrep_search(
     hits = Hits()
     timed_out = threading.Event()
     with tempfile.TemporaryFile() as errors:
-        proc = subprocess.Popen(
+        proc = host_process.popen(
             ripgrep_argv(rg, pattern, glob),
             cwd=root,
+            untrusted=[root],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=errors,
@@ -206,9 +229,10 @@ def ripgrep_search(
                     continue
                 if row[0] not in refused:
                     refused[row[0]] = file_problem(root / row[0]) is not None
-                if refused[row[0]]:
+                seen = row[2] if regex is None else as_seen(regex, row[2])
+                if refused[row[0]] or seen is None:
                     continue
-                hits.rows.append(row)
+                hits.rows.append((row[0], row[1], seen))
                 if len(hits.rows) >= cap:
                     hits.capped = True
                     break
@@ -250,7 +274,7 @@ class RgSearch(AgentTool):
         cap = max(1, limits.max_list_items) * OVERALL_CAP_FACTOR
         timeout_s = limits.command_timeout_s
         started = time.monotonic()
-        rg = shutil.which("rg")
+        rg = ripgrep_program()
         hits = None
         if rg is not None:
             buffers = _open_buffers(workspace, matcher)
@@ -262,6 +286,7 @@ class RgSearch(AgentTool):
                 skip=workspace.open_documents(),
                 cap=cap,
                 timeout_s=timeout_s,
+                regex=regex,
             )
             if hits is not None:
                 for path, text in buffers.items():

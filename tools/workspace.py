@@ -13,12 +13,13 @@ translation); files that are not UTF-8 text raise :class:`NotTextError`.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from safety import host_process
+from safety.host_env import user_environ
 from safety.validation import validate_path
 
 SKIPPED_DIRS: frozenset[str] = frozenset({".git", "node_modules", ".venv", "__pycache__"})
@@ -85,6 +86,7 @@ class DiskWorkspace:
         if not given.is_dir():
             raise ValueError(f"workspace root is not a directory: {given}")
         self._root = given.resolve()
+        host_process.note_workspace(self._root)  # no child process finds programs in it
 
     @property
     def root(self) -> Path:
@@ -158,10 +160,10 @@ class OverlayWorkspace:
 
 
 def git_command(root: Path, *args: str) -> list[str]:
-    """A git argv that ignores repository-configured helpers, pagers and fsmonitor."""
-    git = shutil.which("git") or "git"
+    """A git argv that ignores repository-configured helpers, pagers and fsmonitor (run it
+    with `safety.host_process`, which finds `git` on a clean PATH)."""
     return [
-        git,
+        "git",
         "--no-pager",
         "-c",
         "core.fsmonitor=false",
@@ -183,7 +185,7 @@ def git_env(root: Path | None = None, timeout_s: float = GIT_TIMEOUT_S) -> dict[
     subprocess.TimeoutExpired when git cannot list the drivers (fail closed)."""
     env = {
         k: v
-        for k, v in os.environ.items()
+        for k, v in user_environ().items()
         if not k.startswith("GIT_") or k in ("GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH")
     }
     env.update(
@@ -208,8 +210,14 @@ def git_env(root: Path | None = None, timeout_s: float = GIT_TIMEOUT_S) -> dict[
 def _filter_drivers(root: Path, env: dict[str, str], timeout_s: float) -> set[str]:
     """Names of the filter drivers configured for the repository at ``root``."""
     argv = git_command(root, "config", "-z", "--name-only", "--get-regexp", r"^filter\.")
-    proc = subprocess.run(
-        argv, capture_output=True, env=env, timeout=timeout_s, stdin=subprocess.DEVNULL
+    proc = host_process.run(
+        argv,
+        capture_output=True,
+        env=env,
+        whole_env=True,
+        untrusted=[root],
+        timeout=timeout_s,
+        stdin=subprocess.DEVNULL,
     )
     drivers: set[str] = set()
     for raw in proc.stdout.split(b"\0"):
@@ -223,10 +231,12 @@ def git_listed_files(root: Path) -> list[str] | None:
     """``git ls-files -co --exclude-standard`` under ``root``, or None if not a git repo."""
     argv = git_command(root, "ls-files", "-z", "-c", "-o", "--exclude-standard")
     try:
-        proc = subprocess.run(
+        proc = host_process.run(
             argv,
             capture_output=True,
             env=git_env(root),
+            whole_env=True,
+            untrusted=[root],
             timeout=GIT_TIMEOUT_S,
             stdin=subprocess.DEVNULL,
         )

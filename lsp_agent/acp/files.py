@@ -18,8 +18,7 @@ from pathlib import Path
 
 from lsp_agent.acp.client_calls import ClientCallError, ClientCalls
 from safety.validation import ValidationError, validate_path
-from tools.patch_model import PatchResult
-from tools.patch_writer import DiskPatchWriter, WriteOutcome
+from tools.patches import DiskPatchWriter, PatchResult, WriteOutcome
 from tools.workspace import DiskWorkspace, NotTextError
 
 log = logging.getLogger(__name__)

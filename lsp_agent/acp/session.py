@@ -27,7 +27,7 @@ from lsp_agent.acp.tool_updates import ToolCallTracker
 from lsp_agent.agent.job_types import JobResult, JobStatus
 from lsp_agent.settings import Settings
 from safety.approvals import ApprovalStore
-from tools.mcp.config import McpServerSpec
+from tools.mcp import McpServerSpec
 
 log = logging.getLogger(__name__)
 

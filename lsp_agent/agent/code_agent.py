@@ -2,7 +2,7 @@
 
 The model answers each step with a thought and a Python block that calls the job's tools
 as functions; one step can chain several calls with data flowing between them. The code
-runs in a hardened container without the repository (sandbox/code_session.py); each call
+runs in a hardened container without the repository (sandbox/code/session.py); each call
 comes back to the host and passes the same `InstrumentedTool` as in tool-calling mode
 (code_executor.py). Around smolagents' loop, as in tool-calling mode: a short system prompt
 (code_prompts.py), the step notes, the final-answer check, the context budget (on the code
@@ -42,11 +42,11 @@ from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.planning import PlanReplyLimitMixin, plan_every, plan_token_limit
 from lsp_agent.agent.prompts import step_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
-from sandbox.code_session import CodeSession
+from sandbox.code import CodeSession
 from sandbox.config import SandboxConfig
 from tools.base import AgentTool, ToolContext
 from tools.instrumented import InstrumentedTool
-from tools.patch_store import next_step
+from tools.patches import next_step
 from tools.registry import build_tools
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ def build_code_agent(
             planning_interval=planning_interval,
             extra_tools=extra_tools,
         )
-    from sandbox.image import image_tag
+    from sandbox.docker import image_tag
 
     context.state.max_steps = max(context.state.max_steps, max_steps + 1)
     session = CodeSession.docker(
@@ -239,8 +239,7 @@ def _docker_engine(config: SandboxConfig) -> tuple[Any, str | None]:
     """(a local Docker engine with the sandbox image, None) or (None, the problem)."""
     if config.backend not in CODE_BACKENDS:
         return None, code_mode_problem(config)
-    from sandbox.docker_engine import DockerEngine
-    from sandbox.engine import EngineError
+    from sandbox.docker import DockerEngine, EngineError
 
     try:
         engine = DockerEngine()

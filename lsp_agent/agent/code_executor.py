@@ -1,12 +1,16 @@
 """smolagents' `PythonExecutor`, with the model's code run in a Docker container, never here.
 
 smolagents' `LocalPythonExecutor` interprets the code in our process: it is not a boundary.
-This executor hands each step's code to the job's `CodeSession` (sandbox/code_session.py:
+This executor hands each step's code to the job's `CodeSession` (sandbox/code/session.py:
 a hardened container without the repository) and serves every tool call the code makes by
 calling the host's `InstrumentedTool`, so each call passes validation, policy, approval,
 truncation, redaction, loop detection and its `tool_wrapped.<name>` span exactly as in
 tool-calling mode. A tool's error reaches the code as an exception; a failing step raises
 here and smolagents makes it the step's error observation (the run goes on).
+
+Proxied calls have a budget (`MAX_CALLS_PER_STEP`, `MAX_CALLS_PER_JOB`): a loop in one
+step is no way to make thousands of calls (probing a redacted secret one pattern at a
+time, or flooding the approval questions); past it every call is answered with an error.
 """
 
 from __future__ import annotations
@@ -22,11 +26,13 @@ from smolagents.tools import Tool
 from lsp_agent.agent.factory import is_error_observation
 from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
-from sandbox.code_session import CodeSession
+from sandbox.code import CodeSession
 
 log = logging.getLogger(__name__)
 
 FINAL_ANSWER = "final_answer"  # defined by the runner itself: it ends the step
+MAX_CALLS_PER_STEP = 40
+MAX_CALLS_PER_JOB = 200
 
 
 class CodeStepError(Exception):
@@ -44,8 +50,14 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         max_chars: int,
         max_lines: int,
         stop_reason: Callable[[], str | None] = lambda: None,
+        max_calls_per_step: int = MAX_CALLS_PER_STEP,
+        max_calls_per_job: int = MAX_CALLS_PER_JOB,
     ) -> None:
         self.session = session
+        self.max_calls_per_step = max_calls_per_step
+        self.max_calls_per_job = max_calls_per_job
+        self.step_calls = 0
+        self.job_calls = 0
         self.stop_reason = stop_reason
         self.max_chars = max_chars
         self.max_lines = max_lines
@@ -67,6 +79,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         }
 
     def __call__(self, code_action: str) -> CodeOutput:
+        self.step_calls = 0
         outcome = self.session.run_step(code_action, self.serve_call)
         self.last_calls = list(outcome.calls)
         logs = self._bounded(outcome.logs)
@@ -85,6 +98,9 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         stopped = self.stop_reason()
         if stopped is not None:  # cancelled, or a loop stop: no more calls in this job
             return f"RunStopped: {stopped}", True
+        over = self._over_budget()
+        if over is not None:
+            return over, True
         tool = self.tools.get(name)
         if tool is None:
             known = ", ".join(sorted(self.tools))
@@ -92,6 +108,24 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         call = getattr(tool, "call", None)
         observation = str(call(arguments) if callable(call) else tool(**arguments))
         return observation, is_error_observation(observation)
+
+    def _over_budget(self) -> str | None:
+        """Count one call; the error the code gets when it is one too many."""
+        self.step_calls += 1
+        self.job_calls += 1
+        if self.job_calls > self.max_calls_per_job:
+            return (
+                f"CallBudgetExceeded: this task's code has made {self.max_calls_per_job} tool "
+                "calls, the most it may; no tool call runs any more. Finish with final_answer "
+                "and what you found."
+            )
+        if self.step_calls > self.max_calls_per_step:
+            return (
+                f"CallBudgetExceeded: one step may make at most {self.max_calls_per_step} tool "
+                "calls; this one was not run. Print what you have, and ask for less per step "
+                "(a glob or a narrower pattern instead of a loop over many calls)."
+            )
+        return None
 
     def _bounded(self, text: str) -> str:
         bounded, _ = truncate_output(redact_secrets(text), self.max_chars, self.max_lines)

@@ -30,7 +30,7 @@ from lsp_agent.models.messages import action_messages, memory_messages
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 from tools.base import AgentTool, ToolContext
 from tools.instrumented import InstrumentedTool
-from tools.patch_store import next_step
+from tools.patches import next_step
 from tools.registry import build_tools
 
 STEP_LIMIT_PROGRESS = "Step limit reached: the run ends here, with a summary of what was done."

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
+from safety.host_env import user_environ
 from safety.secret_redaction import redact_secrets
 
 MAX_NOTES = 50
@@ -28,7 +29,7 @@ PROMPT_TOKENS = 300
 
 def memory_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Where the notes of every workspace live."""
-    env = os.environ if environ is None else environ
+    env = user_environ() if environ is None else environ
     base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local/share")
     return Path(base) / "lsp-agent" / "memory"
 

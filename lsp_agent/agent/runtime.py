@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from lsp_agent.agent.job_types import JobResult, JobStatus, ProgressEvent
 from lsp_agent.logging_setup import quiet_third_party_imports
 from lsp_agent.settings import Settings
+from safety.host_env import restore_process_environ
 from tools.approval_gate import ApprovalGate
-from tools.patch_writer import PatchWriter
+from tools.patches import PatchWriter
 from tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -90,8 +91,7 @@ def mcp_toolbox(
     (ACP clients pass theirs), or None. A bad file is logged; the job goes on without it."""
     if not settings.mcp_config and not extra:
         return None
-    from tools.mcp.config import McpConfigError, load_mcp_config
-    from tools.mcp.toolbox import McpToolbox
+    from tools.mcp import McpConfigError, McpToolbox, load_mcp_config
 
     try:
         specs = load_mcp_config(settings.mcp_config)
@@ -169,6 +169,18 @@ def _status(
     return "answered" if answered else "max_steps"
 
 
+def _before_job(settings: Settings) -> None:
+    """The process as a job needs it: os.environ the user's again (what a library loaded
+    into it since is not), tracing set up (its failure never stops a job)."""
+    from lsp_agent.agent.telemetry import setup_telemetry
+
+    restore_process_environ()
+    try:
+        setup_telemetry(settings)
+    except Exception:
+        log.exception("telemetry set-up failed; continuing without traces")
+
+
 def run_agent_job(
     task: str,
     *,
@@ -192,15 +204,11 @@ def run_agent_job(
 
     from lsp_agent.agent.instructions import task_message
     from lsp_agent.agent.memory import WorkspaceMemory
-    from lsp_agent.agent.telemetry import setup_telemetry
     from lsp_agent.models.errors import ModelConfigError
     from lsp_agent.models.factory import build_model, check_model_reachable
     from lsp_agent.models.robust import RobustModel
 
-    try:
-        setup_telemetry(settings)
-    except Exception:  # tracing must never stop a job
-        log.exception("telemetry set-up failed; continuing without traces")
+    _before_job(settings)
     try:
         inner = (
             model

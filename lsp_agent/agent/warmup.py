@@ -19,6 +19,7 @@ from typing import Any
 
 from lsp_agent.logging_setup import quiet_third_party_imports
 from lsp_agent.settings import Settings
+from safety.host_env import restore_process_environ
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ def warm_up(settings: Settings) -> float:
         build_model(settings, constrained_calls=settings.model_constrained_calls)
         if not is_embedded(model_id):
             _dry_litellm_request(settings)
+    restore_process_environ()  # what a library loaded into os.environ is not the user's
     return time.monotonic() - started
 
 

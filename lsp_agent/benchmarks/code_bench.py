@@ -27,9 +27,7 @@ WRAPPED_CALLS = 50
 
 
 def _docker_client() -> tuple[Any, str]:
-    from sandbox.docker_engine import DockerEngine
-    from sandbox.engine import EngineError
-    from sandbox.image import image_tag
+    from sandbox.docker import DockerEngine, EngineError, image_tag
 
     config = dataclasses.replace(load_settings()[0].sandbox_config(), backend="docker")
     try:
@@ -46,8 +44,7 @@ def _docker_client() -> tuple[Any, str]:
 def measure(runs: int = 5) -> dict[str, Any]:
     from lsp_agent.agent.code_executor import SandboxedPythonExecutor
     from lsp_agent.testing.calc_repo import write_calc_repo
-    from sandbox.code_container import start_code_container
-    from sandbox.code_session import CodeSession
+    from sandbox.code import CodeSession, start_code_container
     from tools.base import ToolContext
     from tools.registry import build_tools
     from tools.workspace import DiskWorkspace

@@ -62,7 +62,7 @@ def measure(runs: int = 30) -> dict[str, Any]:
     from smolagents.monitoring import LogLevel
 
     from lsp_agent.agent.factory import build_agent
-    from lsp_agent.testing import ScriptedModel
+    from lsp_agent.models.scripted import ScriptedModel
     from tools.base import ToolContext
     from tools.registry import build_tools
     from tools.workspace import DiskWorkspace

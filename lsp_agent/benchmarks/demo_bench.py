@@ -12,7 +12,7 @@ import statistics
 import sys
 
 from lsp_agent.benchmarks.runner import BenchError, BenchOptions
-from lsp_agent.cli.demo import DEFAULT_MODEL, demo_once, quiet
+from lsp_agent.demo.run import DEFAULT_MODEL, demo_once, quiet
 
 
 def measure(runs: int, options: BenchOptions) -> dict[str, float | int | str]:

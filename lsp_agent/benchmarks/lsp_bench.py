@@ -32,6 +32,7 @@ from typing import Any
 
 from lsp_agent.benchmarks.stdio_client import StdioClient, rss_mb
 from lsp_agent.testing.scripted_server import ScriptedOpenAIServer
+from safety.host_env import user_environ
 
 MODEL_DELAY_S = 60.0
 SAMPLE = "def add(a, b):\n    total = a - b\n    return total\n" * 50
@@ -153,7 +154,7 @@ def measure(runs: int) -> dict[str, float]:
         root = Path(tmp)
         (root / "app.py").write_text(SAMPLE)
         env = {
-            **os.environ,
+            **user_environ(),
             "PHOENIX_ENABLED": "false",
             "SANDBOX_BACKEND": "none",
             "LOG_LEVEL": "WARNING",

@@ -44,7 +44,7 @@ def mode_prompt_figures(
     `sent_schemas(tools)` the `tools` parameter a request offering them carries."""
     from lsp_agent.agent.explorer import EXPLORER_PROMPT, EXPLORER_TOOLS, Explorer
     from lsp_agent.agent.planning import planning_templates
-    from lsp_agent.testing import ScriptedModel
+    from lsp_agent.models.scripted import ScriptedModel
     from tools.instrumented import InstrumentedTool
 
     by_name = {tool.name: tool for tool in tools}

@@ -18,7 +18,6 @@ Progress goes to stderr, the tables to stdout.
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -41,6 +40,7 @@ from lsp_agent.benchmarks.compliance.suite import (
 )
 from lsp_agent.benchmarks.runner import BenchError, BenchOptions, Figures
 from lsp_agent.settings import Settings, load_settings
+from safety.host_env import user_environ
 
 __all__ = ["measure", "print_report"]
 
@@ -50,7 +50,7 @@ SUBAGENTS = ("explorer",)
 
 def phoenix_requested(workspace: Path) -> bool:
     """Whether the user set PHOENIX_ENABLED (environment or `.env`); else the suite skips it."""
-    if "PHOENIX_ENABLED" in os.environ:
+    if "PHOENIX_ENABLED" in user_environ():
         return True
     dotenv = workspace / ".env"
     return dotenv.is_file() and "PHOENIX_ENABLED" in dotenv_values(dotenv)

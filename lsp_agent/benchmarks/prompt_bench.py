@@ -75,9 +75,7 @@ def mcp_tools(context: Any, count: int) -> list[Any]:
     from mcp import types as mcp_types
 
     from tools.instrumented import InstrumentedTool
-    from tools.mcp.config import McpServerSpec
-    from tools.mcp.connection import McpConnection
-    from tools.mcp.mcp_tool import McpTool
+    from tools.mcp import McpConnection, McpServerSpec, McpTool
 
     connection = McpConnection(McpServerSpec("github", "true"), context.workspace.root)
     tools = []
@@ -99,8 +97,8 @@ def code_prompt_tokens(context: Any) -> tuple[int, int]:
 
     from lsp_agent.agent.code_executor import SandboxedPythonExecutor
     from lsp_agent.agent.code_prompts import code_system_prompt
-    from lsp_agent.testing import ScriptedModel
-    from sandbox.code_session import CodeSession
+    from lsp_agent.models.scripted import ScriptedModel
+    from sandbox.code import CodeSession
     from tools.registry import build_tools
 
     def never_started() -> Any:
@@ -155,7 +153,7 @@ def measure(runs: int = 1, options: Any = None) -> dict[str, Any]:
     from lsp_agent.agent.factory import build_agent
     from lsp_agent.benchmarks.mode_prompts import mode_prompt_figures
     from lsp_agent.models.native_replay import NativeLiteLLMModel
-    from lsp_agent.testing import ScriptedModel
+    from lsp_agent.models.scripted import ScriptedModel
     from tools.base import ToolContext
     from tools.registry import build_tools
     from tools.workspace import DiskWorkspace

@@ -68,7 +68,7 @@ BENCHMARKS: dict[str, BenchEntry] = {
     "context": BenchEntry("lsp_agent.benchmarks.context_bench", "measure", 30),
     "sandbox": BenchEntry("lsp_agent.benchmarks.sandbox_bench", "measure", 5),
     "code": BenchEntry("lsp_agent.benchmarks.code_bench", "measure", 5),
-    "policy": BenchEntry("safety.policy_bench", "measure", 2000),
+    "policy": BenchEntry("safety.policy", "benchmark", 2000),
     "lsp": BenchEntry("lsp_agent.benchmarks.lsp_bench", "measure", 200),
     "embedded": BenchEntry("lsp_agent.benchmarks.embedded_bench", "measure", 3),
     "models": BenchEntry("lsp_agent.benchmarks.models_bench", "measure", 3, options=True),

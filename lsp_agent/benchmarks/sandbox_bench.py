@@ -3,7 +3,7 @@
 Every check does the same job (apply a one-line diff in a fresh copy-on-write view of the
 repository, run `python -m pytest -q`): cold in a fresh hardened container (created,
 started, waited for, removed), warm in the session's container. Warm checks run at
-least as many times as a container has fresh trees (sandbox/repo_view.py), so the mean
+least as many times as a container has fresh trees (sandbox/docker/repo_view.py), so the mean
 includes one container replacement. Targets: warm <= 0.35 x cold on the small
 repository; a warm check on the large one (20,000 files, 300 MB, more than the
 container's 256 MiB /tmp) <= 2 x the small one. Both repositories name their tests in
@@ -29,11 +29,8 @@ from pathlib import Path
 from lsp_agent.settings import load_settings
 from lsp_agent.testing.calc_repo import CALC_DIFF, write_calc_repo
 from sandbox.config import SandboxConfig
+from sandbox.docker import TREES, DockerEngine, EngineError, image_tag
 from sandbox.docker_backend import DockerSandbox
-from sandbox.docker_engine import DockerEngine
-from sandbox.engine import EngineError
-from sandbox.image import image_tag
-from sandbox.repo_view import TREES
 
 TARGET_RATIO = 0.35
 TARGET_SIZE_RATIO = 2.0

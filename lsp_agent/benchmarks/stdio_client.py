@@ -8,15 +8,18 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-SERVE = [sys.executable, "-m", "lsp_agent", "serve"]
+from safety import host_process
+
+SERVE = [sys.executable, "-P", "-m", "lsp_agent", "serve"]
 
 
 class StdioClient:
     """A minimal blocking LSP client on a server process's pipes."""
 
     def __init__(self, env: dict[str, str], cwd: Path) -> None:
-        self.proc = subprocess.Popen(
+        self.proc = host_process.popen(
             SERVE,
+            whole_env=True,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -12,12 +12,13 @@ whether a call came back). What the agent does when a feature is missing is in
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
+from safety.host_env import user_environ
 
 PROBE_TIMEOUT_S = 60.0
 PROBE_MAX_TOKENS = 24
@@ -60,7 +61,7 @@ def probe_endpoint(
     if model_id.startswith(("ollama/", "ollama_chat/")):
         return _ollama_probes(_poster(api_base, timeout_s, ""), name)
     if model_id.startswith(("openai/", "hosted_vllm/")) and api_base:
-        key = os.environ.get("OPENAI_API_KEY", "") or "sk-no-key-required"
+        key = user_environ().get("OPENAI_API_KEY", "") or "sk-no-key-required"
         return _openai_probes(_poster(api_base, timeout_s, key), name)
     return []
 

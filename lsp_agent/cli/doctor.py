@@ -14,7 +14,6 @@ naming what the agent does instead. `--no-probe` skips them (no model calls).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 import httpx
 
 from lsp_agent.settings import IgnoredSetting, Settings, load_settings
+from safety import host_process
 
 REQUIRED_DISTRIBUTIONS = (
     "pygls",
@@ -149,7 +149,7 @@ def check_docker(settings: Settings) -> Check:
     required = settings.sandbox_backend == "docker"
     status = Status.FAIL if required else Status.WARN
     try:
-        from sandbox.docker_client import RemoteEngine, connect
+        from sandbox.docker import RemoteEngine, connect
 
         client = connect(timeout_s=5)
         try:
@@ -170,7 +170,7 @@ def check_docker(settings: Settings) -> Check:
 def check_sandbox_image(settings: Settings) -> Check:
     required = settings.sandbox_backend == "docker"
     try:
-        from sandbox.image import image_exists, image_tag
+        from sandbox.docker import image_exists, image_tag
 
         tag = image_tag(settings.sandbox_config())
         if image_exists(tag):
@@ -219,11 +219,12 @@ def check_phoenix(settings: Settings) -> Check:
 
 
 def check_executable(name: str, purpose: str) -> Check:
-    path = shutil.which(name)
-    if path is None:
+    try:
+        path = host_process.resolve_program(name, host_process.vetted_environ())
+    except host_process.ProgramNotFound:
         return Check(name, Status.WARN, f"not found ({purpose})")
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+        out = host_process.run([path, "--version"], capture_output=True, text=True, timeout=10)
         first = (out.stdout or out.stderr).splitlines()[0] if (out.stdout or out.stderr) else ""
     except (OSError, subprocess.TimeoutExpired) as exc:
         first = f"({type(exc).__name__})"
@@ -236,8 +237,7 @@ def check_mcp(settings: Settings, workspace: Path) -> list[Check]:
         return [Check("mcp", Status.OK, "no MCP servers (MCP_CONFIG is not set)")]
     import time
 
-    from tools.mcp.config import McpConfigError, load_mcp_config
-    from tools.mcp.connection import McpConnection, McpServerError
+    from tools.mcp import McpConfigError, McpConnection, McpServerError, load_mcp_config
 
     try:
         specs = load_mcp_config(settings.mcp_config)

@@ -52,7 +52,7 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from lsp_agent.cli.demo import run_demo
+    from lsp_agent.demo.run import run_demo
 
     return run_demo(model=args.model)
 

@@ -17,6 +17,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from safety import host_process
+from safety.host_env import user_environ
+
 log = logging.getLogger(__name__)
 
 REQUIREMENTS = Path(__file__).with_name("phoenix-requirements.txt")
@@ -24,10 +27,10 @@ REQUIREMENTS = Path(__file__).with_name("phoenix-requirements.txt")
 
 def data_home() -> Path:
     """Where lsp-agent keeps environments and data: `$LSP_AGENT_HOME` or the XDG data dir."""
-    explicit = os.environ.get("LSP_AGENT_HOME")
+    explicit = user_environ().get("LSP_AGENT_HOME")
     if explicit:
         return Path(explicit)
-    xdg = os.environ.get("XDG_DATA_HOME")
+    xdg = user_environ().get("XDG_DATA_HOME")
     return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "lsp-agent"
 
 
@@ -61,7 +64,10 @@ def ensure_environment() -> Path:
         return exe
     shutil.rmtree(env, ignore_errors=True)
     python = env / "bin" / "python"
-    uv = shutil.which("uv")
+    try:
+        uv: str | None = host_process.resolve_program("uv", host_process.vetted_environ())
+    except host_process.ProgramNotFound:
+        uv = None
     print(f"Setting up Phoenix in {env} (one time, about a minute)...", file=sys.stderr)
     if uv:
         commands = [
@@ -74,15 +80,15 @@ def ensure_environment() -> Path:
             [str(python), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)],
         ]
     for argv in commands:
-        subprocess.run(argv, check=True)
+        host_process.run(argv, check=True)
     stamp.write_text(REQUIREMENTS.read_text(encoding="utf-8"), encoding="utf-8")
     return exe
 
 
 def phoenix_environment(port: int, grpc_port: int, working_dir: Path) -> dict[str, str]:
-    """Environment variables for `phoenix serve`: ports, data dir, no outside calls."""
+    """Environment variables for `phoenix serve`: ports, data dir, no outside calls (laid
+    over the user's environment by `safety.host_process`)."""
     return {
-        **os.environ,
         "PHOENIX_PORT": str(port),
         "PHOENIX_HOST": "127.0.0.1",
         "PHOENIX_GRPC_PORT": str(grpc_port),
@@ -101,7 +107,7 @@ def run_phoenix(port: int = 6006, setup_only: bool = False, grpc_port: int | Non
     if setup_only:
         print(f"Phoenix is installed: {exe}")
         return 0
-    working_dir = Path(os.environ.get("PHOENIX_WORKING_DIR") or data_home() / "phoenix-data")
+    working_dir = Path(user_environ().get("PHOENIX_WORKING_DIR") or data_home() / "phoenix-data")
     working_dir.mkdir(parents=True, exist_ok=True)
     env = phoenix_environment(port, grpc_port or (4317 if port == 6006 else port + 1), working_dir)
     print(
@@ -110,10 +116,12 @@ def run_phoenix(port: int = 6006, setup_only: bool = False, grpc_port: int | Non
         file=sys.stderr,
     )
     sys.stderr.flush()
+    launch = host_process.launch([str(exe), "serve"], working_dir, env=env)
     if os.name == "posix":
         # Become Phoenix, so signals (Ctrl-C, terminate) reach the server itself.
-        os.execve(str(exe), [str(exe), "serve"], env)
+        os.chdir(launch.cwd)
+        os.execve(launch.argv[0], launch.argv, launch.env)  # host-launch-ok: a vetted launch
     try:
-        return subprocess.call([str(exe), "serve"], env=env)
+        return host_process.run(launch.argv, cwd=launch.cwd, env=env).returncode
     except KeyboardInterrupt:
         return 0

@@ -5,7 +5,7 @@ come from and where they go; Node: the lock, the registry npm downloads from, an
 install scripts run in a container with no network), asks on a terminal unless `--yes`,
 and refuses without a terminal and without `--yes`. A Node lock that points outside the
 user's registry (or a yarn/pnpm lock) is refused before anything is asked or fetched.
-The work is sandbox/project_envs.py's.
+The work is sandbox/project_envs/envs.py's.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def prepare_command(
     interactive: bool | None = None,
 ) -> int:
     """Run the prepare subcommand; `ask`/`interactive` stand in for the terminal in tests."""
-    from sandbox.image import image_tag
+    from sandbox.docker import image_tag
     from sandbox.project_envs import PrepareError, plan_project, prepare_project
 
     root = repo.resolve()

@@ -19,7 +19,7 @@ from rich.console import Console
 from lsp_agent.agent.job_types import JobResult, ProgressEvent
 from lsp_agent.cli.terminal_text import inert
 from lsp_agent.settings import Settings, load_settings
-from safety.policy_loading import workspace_policy_warnings
+from safety.policy import workspace_policy_warnings
 from tools.approval_gate import ApprovalGate, AutoApprove, RejectAll
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
@@ -74,7 +74,7 @@ def run_task(
     task: str, repo: Path, settings: Settings, gate: ApprovalGate, console: Console
 ) -> JobResult:
     from lsp_agent.agent.runtime import run_agent_job
-    from tools.patch_writer import DiskPatchWriter
+    from tools.patches import DiskPatchWriter
     from tools.workspace import DiskWorkspace
 
     return run_agent_job(

@@ -84,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _build(*, method: str, force: bool, mirror: str | None) -> int:
-    from sandbox.image import default_image_tag
-    from sandbox.image_builder import BuildError, build_image
+    from sandbox.docker import BuildError, build_image, default_image_tag
 
     def progress(message: str) -> None:
         print(f"sandbox build: {message}", file=sys.stderr, flush=True)
@@ -107,10 +106,8 @@ def _build(*, method: str, force: bool, mirror: str | None) -> int:
 
 
 def _status() -> int:
-    from sandbox.docker_client import EngineUnavailable, connect
+    from sandbox.docker import LABEL, EngineUnavailable, connect, image_exists, image_tag
     from sandbox.factory import docker_problem
-    from sandbox.hardening import LABEL
-    from sandbox.image import image_exists, image_tag
     from sandbox.project_envs import project_status
 
     settings = load_settings(workspace=Path.cwd())[0]

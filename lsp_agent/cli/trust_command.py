@@ -6,12 +6,12 @@ Like direnv's `allow`: what is trusted is the file's exact content (its SHA-256)
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from dotenv import dotenv_values
 
 from lsp_agent.settings import Settings
+from safety.host_env import user_environ
 from safety.user_scope import TrustStore
 
 EXIT_OK, EXIT_FAILURE = 0, 1
@@ -19,7 +19,7 @@ EXIT_OK, EXIT_FAILURE = 0, 1
 
 def run_trust(directory: Path, *, forget: bool = False) -> int:
     dotenv_path = directory.resolve() / ".env"
-    store = TrustStore.of(os.environ)
+    store = TrustStore.of(user_environ())
     if forget:
         removed = store.forget(dotenv_path)
         print(f"{dotenv_path}: " + ("no longer trusted" if removed else "was not trusted"))

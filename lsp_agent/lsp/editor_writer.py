@@ -29,8 +29,7 @@ from lsp_agent.lsp.client_setup import EditOptions
 from lsp_agent.lsp.editor_client import EditorClient
 from lsp_agent.lsp.edits import EditError, workspace_edit
 from safety.approval_flags import patch_flags
-from tools.patch_model import FilePatch, PatchResult
-from tools.patch_writer import WriteOutcome
+from tools.patches import FilePatch, PatchResult, WriteOutcome
 
 log = logging.getLogger(__name__)
 

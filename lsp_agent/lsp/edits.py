@@ -2,7 +2,7 @@
 
 The patch tools already hold every file's full text before and after the change, so no
 diff is re-parsed here: each file's line diff is recomputed with the same matcher and
-grouping as the canonical unified diff (`tools.patch_model.unified_hunks`), and every
+grouping as the canonical unified diff (`tools.patches.model.unified_hunks`), and every
 change block of a hunk becomes the smallest text edit (common prefix and suffix trimmed).
 
 Positions follow LSP: lines end at ``\\r\\n``, ``\\r`` or ``\\n``; characters count in the
@@ -25,7 +25,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from lsp_agent.lsp.client_setup import EditOptions
-from tools.patch_model import CONTEXT_LINES, FilePatch, PatchResult, split_lines, unified_hunks
+from tools.patches import CONTEXT_LINES, FilePatch, PatchResult, split_lines, unified_hunks
 from tools.workspace import Workspace
 
 __all__ = [
@@ -236,9 +236,9 @@ def diff_to_workspace_edit(
 ) -> types.WorkspaceEdit:
     """A unified diff (validated and applied in memory by the patch tools) as an edit.
 
-    Raises `tools.patch_model.PatchError` when the diff does not apply to the workspace.
+    Raises `tools.patches.model.PatchError` when the diff does not apply to the workspace.
     """
-    from tools.patching import apply_diff
+    from tools.patches import apply_diff
 
     return workspace_edit(apply_diff(diff, workspace), workspace.root, options)
 

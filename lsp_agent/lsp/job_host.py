@@ -33,7 +33,7 @@ from lsp_agent.lsp.progress import ProgressReporter
 from lsp_agent.settings import Settings
 from safety.approvals import ApprovalKind, ApprovalRequest, ApprovalStore
 from tools.approval_gate import ApprovalAsk, ApprovalGate
-from tools.patch_writer import PatchWriter
+from tools.patches import PatchWriter
 from tools.workspace import Workspace
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ that are not prepared, the editor shows a notification saying what will run (Pyt
 the requirements, what was ignored, where wheels come from and go; Node: `npm ci
 --ignore-scripts` on this machine with the user's npm configuration, then the packages'
 install scripts in a container with no network) with Prepare / Cancel. Only Prepare
-starts the work (sandbox/project_envs.py), off the event loop; the end is shown as a
+starts the work (sandbox/project_envs/envs.py), off the event loop; the end is shown as a
 message. Nothing is downloaded without that answer. A Node lock that points outside the
 user's registry is refused (`{"status": "refused"}` with the reason) and never fetched.
 """

@@ -88,7 +88,7 @@ class LspAgentServer(LanguageServer):
         return self._prepare
 
     def _prepare_env(self, prepared: Any) -> list[Path]:
-        from sandbox.image import image_tag
+        from sandbox.docker import image_tag
         from sandbox.project_envs import prepare_project
 
         return prepare_project(prepared, image_tag(self.settings.sandbox_config()))
@@ -135,7 +135,7 @@ class LspAgentServer(LanguageServer):
         """Tell the editor, once, what the workspace's policy file tried and was refused."""
         if self.workspace_root is None:
             return
-        from safety.policy_loading import workspace_policy_warnings
+        from safety.policy import workspace_policy_warnings
 
         warnings = workspace_policy_warnings(self.workspace_root, self.settings.policy_file or None)
         for warning in warnings:

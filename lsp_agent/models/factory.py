@@ -33,7 +33,6 @@ ids ask for one call per reply (`parallel_tool_calls: false`), as the agent acts
 from __future__ import annotations
 
 import importlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,7 @@ from lsp_agent.logging_setup import quiet_third_party_imports
 from lsp_agent.models.capabilities import CapabilityMemory
 from lsp_agent.models.errors import ModelConfigError
 from lsp_agent.settings import Settings
+from safety.host_env import restore_process_environ, user_environ
 
 quiet_third_party_imports()
 
@@ -114,7 +114,7 @@ def litellm_params(
     if endpoint.is_ollama:
         params["num_ctx"] = settings.model_num_ctx
     needs_key = endpoint.model_id.startswith("openai/") and endpoint.api_base
-    if needs_key and not os.environ.get("OPENAI_API_KEY"):
+    if needs_key and not user_environ().get("OPENAI_API_KEY"):
         params["api_key"] = NO_KEY_PLACEHOLDER
     if timeout_s is not None:
         params["timeout"] = timeout_s
@@ -196,7 +196,7 @@ def _litellm_model(
 
 
 def _scripted_model(path: Path) -> Any:
-    from lsp_agent.testing import ScriptedModel, ScriptError
+    from lsp_agent.models.scripted import ScriptedModel, ScriptError
 
     try:
         return ScriptedModel.from_json(path)
@@ -232,6 +232,7 @@ def _quiet_litellm() -> None:
 
     litellm.suppress_debug_info = True
     litellm.telemetry = False
+    restore_process_environ()  # in case a `.env` was loaded at import after all
 
 
 def check_model_reachable(

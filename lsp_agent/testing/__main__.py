@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from lsp_agent.testing.script import ScriptError, load_script
+from lsp_agent.models.scripted.script import ScriptError, load_script
 from lsp_agent.testing.scripted_server import ScriptedOpenAIServer
 
 

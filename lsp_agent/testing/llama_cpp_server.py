@@ -12,7 +12,6 @@ in the dev dependency group. Its log goes to a file, never to this process's std
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -23,6 +22,8 @@ from types import TracebackType
 from typing import Self
 
 import httpx
+
+from safety import host_process
 
 MODEL_ALIAS = "smollm2"
 CHAT_FORMAT = "chatml-function-calling"
@@ -84,6 +85,7 @@ class LlamaCppPythonServer:
         gguf = self.gguf or smollm2_gguf()
         return [
             sys.executable,
+            "-P",  # the working directory is not on sys.path
             "-m",
             "llama_cpp.server",
             "--model",
@@ -114,12 +116,13 @@ class LlamaCppPythonServer:
         if problem:
             raise LlamaServerError(problem)
         with open(self.log_path, "wb") as log:
-            self._proc = subprocess.Popen(
+            self._proc = host_process.popen(
                 self.command(),
+                cwd=self.log_path.parent,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env={"PYTHONUNBUFFERED": "1"},
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

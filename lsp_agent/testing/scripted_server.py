@@ -2,7 +2,7 @@
 
 `POST /v1/chat/completions` (JSON, or SSE when the body asks `stream: true`), `GET /v1/models`,
 `POST /api/chat` (Ollama; NDJSON when streaming), `POST /api/show`, `GET /api/tags`, `GET /`.
-Each chat request takes the next script turn (see `lsp_agent.testing.script`); every request
+Each chat request takes the next script turn (see `lsp_agent.models.scripted.script`); every request
 is recorded. `rejects(body)` may refuse an OpenAI chat request before it takes a turn, answering
 `(status, error body)` as a real server would (see `lsp_agent.testing.server_quirks`).
 Standard library only; nothing is written to stdout or stderr.
@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from lsp_agent.testing.script import ScriptTurn, exhausted_turn, parse_script
+from lsp_agent.models.scripted.script import ScriptTurn, exhausted_turn, parse_script
 from lsp_agent.testing.wire_format import (
     OLLAMA_SHOW_REPLY,
     SCRIPTED_MODEL_NAME,

@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from lsp_agent.testing.script import ScriptTurn
+from lsp_agent.models.scripted.script import ScriptTurn
 
 SCRIPTED_MODEL_NAME = "scripted"
 OLLAMA_SHOW_REPLY = {  # what LiteLLM reads from `/api/show`: tool support and context length

@@ -11,27 +11,59 @@ symlinks or submodules) is validation, so it lives in `safety/`, where both `too
   `strict_apply.apply_to_texts`.
 
 Modules: `model` (types, `PatchError`), `paths`, `normalise`, `parse`, `tolerant_apply`,
-`strict_apply`.
+`strict_apply`. Outside this folder, import from `safety.unified_diff` only.
 """
 
-from safety.unified_diff.model import DiffHunk, DiffLine, FileDiff, ParsedDiff, PatchError
+from safety.unified_diff.model import (
+    NO_NEWLINE_MARKER,
+    DiffHunk,
+    DiffLine,
+    FileChange,
+    FileDiff,
+    ParsedDiff,
+    PatchError,
+    split_lines,
+)
 from safety.unified_diff.normalise import FORMAT_HINT
 from safety.unified_diff.parse import parse_diff, parse_strict
-from safety.unified_diff.paths import safe_relative_path, vet_overlay
-from safety.unified_diff.strict_apply import apply_to_texts
-from safety.unified_diff.tolerant_apply import apply_hunks
+from safety.unified_diff.paths import exists_quietly, safe_relative_path, vet_overlay
+from safety.unified_diff.strict_apply import apply_to_texts, does_not_apply
+from safety.unified_diff.tolerant_apply import (
+    apply_hunks,
+    dominant_eol,
+    find_block,
+    line_ending,
+    numbered,
+    reindent,
+    reindent_rule,
+    squash_ws,
+    strip_eol,
+)
 
 __all__ = [
     "FORMAT_HINT",
+    "NO_NEWLINE_MARKER",
     "DiffHunk",
     "DiffLine",
+    "FileChange",
     "FileDiff",
     "ParsedDiff",
     "PatchError",
     "apply_hunks",
     "apply_to_texts",
+    "does_not_apply",
+    "dominant_eol",
+    "exists_quietly",
+    "find_block",
+    "line_ending",
+    "numbered",
     "parse_diff",
     "parse_strict",
+    "reindent",
+    "reindent_rule",
     "safe_relative_path",
+    "split_lines",
+    "squash_ws",
+    "strip_eol",
     "vet_overlay",
 ]

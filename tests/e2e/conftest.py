@@ -10,7 +10,7 @@ from tests.conftest import require_component
 @pytest.fixture(scope="session")
 def sandbox_image(docker_engine: None) -> str:
     """The versioned sandbox image, built offline first when it is missing."""
-    from sandbox.image_builder import BuildError, build_image
+    from sandbox.docker.image_builder import BuildError, build_image
 
     try:
         return build_image(method="offline").tag

@@ -13,11 +13,11 @@ import pytest
 
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedModel
 from tests.e2e.code_mode import code_turn
 from tools.approval_gate import AutoApprove
-from tools.patch_writer import DiskPatchWriter
+from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 pytestmark = pytest.mark.docker

@@ -18,12 +18,12 @@ import pytest
 from lsp_agent.agent.job_types import JobResult, ProgressEvent
 from lsp_agent.agent.runtime import run_agent_job
 from lsp_agent.models.messages import message_text
+from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from lsp_agent.testing import ScriptedModel
-from sandbox.hardening import LABEL
+from sandbox.docker.hardening import LABEL
 from tests.e2e.code_mode import FINAL, code_turn
 from tools.approval_gate import AutoApprove
-from tools.patch_writer import DiskPatchWriter
+from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 pytestmark = pytest.mark.docker
@@ -133,7 +133,7 @@ def test_a_failed_model_call_is_an_observation_in_code_terms(tmp_repo, sandbox_i
 HOST_THAT_DIES = """
 import os, sys, time
 import docker
-from sandbox.code_container import start_code_container
+from sandbox.code.container import start_code_container
 channel = start_code_container(docker.from_env(), sys.argv[1])
 channel.send({"tools": []})
 channel.send({"run": "while True:\\n    pass", "step": 1})

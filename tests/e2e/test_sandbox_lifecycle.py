@@ -142,7 +142,7 @@ def test_bench_reports_cold_and_warm_figures(sandbox_image):
     "LSP_AGENT_TEST_IMAGE_BUILD=1",
 )
 def test_offline_build_makes_a_working_image(tmp_repo, docker_engine, client):
-    from sandbox.image_builder import build_image
+    from sandbox.docker.image_builder import build_image
 
     tag = "lsp-agent-sandbox-test:offline"
     result = build_image(method="offline", force=True, tag=tag)

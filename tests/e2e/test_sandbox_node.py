@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from sandbox import open_sandbox
-from sandbox.check_command import NPM_TEST
+from sandbox.checks.command import NPM_TEST
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
-from sandbox.project_envs import project_status
+from sandbox.project_envs.envs import project_status
 from tests.conftest import git_init, require_component
 from tests.http_stub import http_stub
 
@@ -196,7 +196,7 @@ def test_a_registry_dependency_cannot_run_until_prepared(
     assert write_env.exit_code != 0
     assert "Read-only file system" in write_env.stderr
 
-    from sandbox.docker_engine import DockerEngine
+    from sandbox.docker.docker_engine import DockerEngine
 
     engine = DockerEngine()
     engine.overlay = False  # copy mode: /tmp/work finds /tmp/node_modules -> the mount

@@ -138,7 +138,7 @@ def test_a_tree_larger_than_the_tmpfs_is_checked(tmp_repo, sandbox_image):
 
 
 def test_copy_mode_serves_engines_without_overlay_mounts(tmp_repo, sandbox_image):
-    from sandbox.docker_engine import DockerEngine
+    from sandbox.docker.docker_engine import DockerEngine
 
     (tmp_repo / ".env").write_text(f"TOKEN={SECRET}\n")
     make_private(tmp_repo)
@@ -157,7 +157,7 @@ def test_copy_mode_serves_engines_without_overlay_mounts(tmp_repo, sandbox_image
 def test_views_leave_no_scratch_behind(tmp_repo, sandbox_image):
     import tempfile
 
-    from sandbox.repo_view import SCRATCH_PREFIX
+    from sandbox.docker.repo_view import SCRATCH_PREFIX
 
     def scratch() -> set[str]:
         prefix = f"{SCRATCH_PREFIX}{os.getpid()}-"

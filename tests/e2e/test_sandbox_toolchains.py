@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import open_sandbox
-from sandbox.check_command import CARGO_TEST, GO_TEST
+from sandbox.checks.command import CARGO_TEST, GO_TEST
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from tests.conftest import git_init

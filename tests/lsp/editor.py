@@ -23,7 +23,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
-from lsp_agent.cli.headless_client import converter_factory
+from lsp_agent.demo.headless_client import converter_factory
 
 FAKE_SERVER = [sys.executable, str(Path(__file__).with_name("fake_server.py"))]
 REAL_SERVER = [sys.executable, "-m", "lsp_agent", "serve"]

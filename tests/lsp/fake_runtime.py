@@ -1,6 +1,6 @@
 """A stand-in for `lsp_agent.agent.runtime.run_agent_job` that drives the real tools.
 
-It reads the `MODEL_ID=scripted:PATH` script (the `lsp_agent.testing.script` format) and
+It reads the `MODEL_ID=scripted:PATH` script (the `lsp_agent.models.scripted.script` format) and
 performs each turn's tool calls through the real, wrapped tools (approval gate, stale
 checks, patch writer), one step per turn, honouring `cancel` between steps and during a
 turn's `delay_s`. Observations are written to `PATH.trace.json` for the test to read.
@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.models.scripted.script import load_script
 from lsp_agent.settings import Settings
-from lsp_agent.testing.script import load_script
 from tools.approval_gate import ApprovalGate
-from tools.patch_writer import PatchWriter
+from tools.patches.writer import PatchWriter
 from tools.workspace import Workspace
 
 

@@ -39,13 +39,16 @@ class RawEditor:
     """A minimal editor over stdio: records every message, answers server requests with null
     (a dismissed question is a rejection)."""
 
-    def __init__(self, workspace: Path, env: dict[str, str], options: Any = None) -> None:
+    def __init__(
+        self, workspace: Path, env: dict[str, str], options: Any = None, cwd: Path | None = None
+    ) -> None:
         self.proc = subprocess.Popen(
             REAL_SERVER,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
+            cwd=cwd,
         )
         self.messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()

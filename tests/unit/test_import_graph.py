@@ -1,5 +1,9 @@
 """The module import graph: dependencies point one way and no module imports itself back.
 
+Also the layout's rules: a subsystem folder of `tools/`, `safety/` or `sandbox/` is imported
+from outside only through its `__init__`; a private module (`_name.py`) only from inside its
+package; no two sub-packages import each other.
+
 Built with `ast` from the sources of lsp_agent, tools, safety and sandbox. Only runtime
 imports count: an import under `if TYPE_CHECKING:` is for the type checker only.
 Imports inside functions count (they run when the function does), and so does
@@ -14,7 +18,11 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import pytest
+
+from tests import REPO_ROOT
+
+ROOT = REPO_ROOT
 PACKAGES = ("lsp_agent", "tools", "safety", "sandbox")
 NEVER_IMPORT_LSP_AGENT = ("safety", "sandbox", "tools")
 
@@ -187,3 +195,83 @@ def test_front_ends_do_not_import_each_other_and_the_runtime_imports_none() -> N
         if any(target.startswith(f + ".") for f in front_ends if f != home)
     )
     assert offenders == []
+
+
+def packages() -> set[str]:
+    """Every package (a folder with an `__init__.py`) of ours, by dotted name."""
+    return {
+        module_name(path) for package in PACKAGES for path in (ROOT / package).rglob("__init__.py")
+    }
+
+
+def subsystem_folders() -> list[str]:
+    """The folders below `tools/`, `safety/` and `sandbox/` (`sandbox.checks`, `tools.patches`,
+    `safety.policy.shell`, ...): what outside code may import of each is its `__init__`."""
+    return sorted(p for p in packages() if p.count(".") >= 1 and p.split(".")[0] != "lsp_agent")
+
+
+def inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def private_imports(edges: dict[str, set[str]], package: str) -> list[str]:
+    """Imports of a module of `package` (or of its sub-packages) from outside `package`."""
+    return sorted(
+        f"{module} imports {target}"
+        for module, targets in edges.items()
+        if not inside(module, package)
+        for target in targets
+        if target.startswith(package + ".")
+    )
+
+
+def test_the_private_import_finder_finds_one() -> None:
+    edges = {"tools.a": {"safety.policy.rules"}, "safety.policy.x": {"safety.policy.rules"}}
+    assert private_imports(edges, "safety.policy") == ["tools.a imports safety.policy.rules"]
+    assert private_imports({"tools.a": {"safety.policy"}}, "safety.policy") == []
+
+
+def test_the_subsystem_folders_are_found() -> None:
+    expected = {"safety.policy", "safety.policy.shell", "sandbox.checks", "sandbox.docker"}
+    assert expected | {"sandbox.code", "sandbox.project_envs", "tools.patches"} <= set(
+        subsystem_folders()
+    )
+
+
+@pytest.mark.parametrize("package", subsystem_folders())
+def test_subsystem_folders_are_imported_through_their_init(package: str) -> None:
+    assert private_imports(graph(), package) == []
+
+
+def test_private_modules_are_imported_only_inside_their_package() -> None:
+    offenders = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph().items()
+        for target in targets
+        if target.rpartition(".")[2].startswith("_")
+        and not inside(module, target.rpartition(".")[0])
+    )
+    assert offenders == []
+
+
+def sub_package(module: str, known: set[str]) -> str | None:
+    """The sub-package (`lsp_agent.models`, `sandbox.docker`) a module belongs to, or None
+    for a top-level package's own modules (`sandbox.factory`, `lsp_agent.settings`)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 and ".".join(parts[:2]) in known else None
+
+
+def test_no_two_sub_packages_import_each_other() -> None:
+    known = packages()
+    between: set[tuple[str, str]] = set()
+    for module, targets in graph().items():
+        for target in targets:
+            a, b = sub_package(module, known), sub_package(target, known)
+            if a and b and a != b:
+                between.add((a, b))
+    assert {
+        ("lsp_agent.cli", "lsp_agent.demo"),
+        ("lsp_agent.testing", "lsp_agent.models"),
+    } <= between
+    mutual = sorted(f"{a} <-> {b}" for a, b in between if a < b and (b, a) in between)
+    assert mutual == []

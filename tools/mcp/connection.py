@@ -6,6 +6,12 @@ process (`stdio_client`) and the `ClientSession`; tool calls are handed to that 
 waited on with a timeout. Closing the connection ends the session, and `stdio_client`
 ends the process (stdin closed, then terminate, then kill) — no orphans.
 
+The server starts in a fresh empty directory of its own (removed with the connection), with
+the user's start-up environment's basic keys and the spec's `env`, and its program resolved
+on a PATH without relative entries or entries inside the workspace
+(`safety.host_process`): `npx` would otherwise run the workspace's `node_modules` copy of
+the package, and `python -m` the workspace's module of that name.
+
 Why not smolagents' `MCPClient`: it gives no per-call timeout (a hanging server would hang
 the job) and its tools would need wrapping anyway; this is the small part of it we need.
 """
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 import threading
 from concurrent.futures import Future
@@ -27,6 +34,7 @@ from mcp import types as mcp_types
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
 
+from safety import host_process
 from tools.mcp.config import McpServerSpec
 
 START_TIMEOUT_S = 20.0
@@ -47,13 +55,14 @@ class McpConnection:
     def __init__(
         self,
         spec: McpServerSpec,
-        cwd: Path,
+        workspace: Path,
         *,
         start_timeout_s: float = START_TIMEOUT_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
     ) -> None:
         self.spec = spec
-        self.cwd = cwd
+        self.workspace = workspace  # never the server's directory; no program is found in it
+        self.cwd: Path | None = None  # the server's own empty directory, once started
         self.start_timeout_s = start_timeout_s
         self.call_timeout_s = call_timeout_s
         self.tools: list[mcp_types.Tool] = []
@@ -95,6 +104,8 @@ class McpConnection:
         if self._thread.is_alive():
             self._thread.join(CLOSE_TIMEOUT_S)
         self._stderr.close()
+        if self.cwd is not None:
+            shutil.rmtree(self.cwd, ignore_errors=True)
 
     def _run(self) -> None:
         try:
@@ -107,11 +118,16 @@ class McpConnection:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
+        self.cwd = Path(tempfile.mkdtemp(prefix=f"lsp-agent-mcp-{self.spec.name}-"))
+        launch = host_process.launch(
+            [self.spec.command, *self.spec.args],
+            self.cwd,
+            env=self.spec.env,
+            minimal=True,
+            untrusted=[self.workspace],
+        )
         params = StdioServerParameters(
-            command=self.spec.command,
-            args=list(self.spec.args),
-            env=dict(self.spec.env) or None,
-            cwd=str(self.cwd),
+            command=launch.argv[0], args=launch.argv[1:], env=launch.env, cwd=launch.cwd
         )
         async with (
             stdio_client(params, errlog=self._stderr) as (read, write),

@@ -26,18 +26,19 @@ MAX_TOOLS = 10
 
 
 class McpToolbox:
-    """Start `specs` in `cwd`; `tools(context)` are the agent tools; `close()` stops all."""
+    """Start `specs` for the workspace at `root` (never in it); `tools(context)` are the
+    agent tools; `close()` stops all."""
 
     def __init__(
         self,
         specs: list[McpServerSpec],
-        cwd: Path,
+        root: Path,
         *,
         cancel: threading.Event | None = None,
         max_tools: int = MAX_TOOLS,
     ) -> None:
         self.specs = specs
-        self.cwd = cwd
+        self.root = root
         self.cancel = cancel
         self.max_tools = max_tools
         self.connections: list[McpConnection] = []
@@ -47,7 +48,7 @@ class McpToolbox:
         """Start every server (once) and return the tools to offer, within the bounds."""
         if not self.connections:
             for spec in self.specs:
-                connection = McpConnection(spec, self.cwd)
+                connection = McpConnection(spec, self.root)
                 try:
                     connection.start()
                 except McpServerError as exc:

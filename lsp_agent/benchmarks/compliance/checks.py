@@ -11,7 +11,6 @@ matter, only what the run left behind. Two kinds cover the nine levels:
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from lsp_agent.agent.job_types import JobResult
 from lsp_agent.benchmarks.compliance.fixture_repo import changed_paths
+from safety import host_process
 
 PROBE_TIMEOUT_S = 20
 
@@ -67,9 +67,9 @@ def answer_check(*patterns: str) -> Check:
 
 def run_probe(repo: Path, probe: str) -> tuple[bool, str]:
     """Run the Python `probe` in `repo` (a child process); (exit 0, last line of stderr)."""
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(repo)}
+    env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(repo)}
     try:
-        done = subprocess.run(
+        done = host_process.run(  # the benchmark's own fixture repository, by intent
             [sys.executable, "-B", "-c", probe],
             cwd=repo,
             env=env,

@@ -138,7 +138,7 @@ if result.startswith("applied"):
 def code_reference(level: Level, mode: AgentMode = DEFAULT_MODE) -> Any:
     """The `scripted` model for a level in code mode: its code-form reference solution, with
     plan turns when `mode` plans."""
-    from lsp_agent.testing import ScriptedModel
+    from lsp_agent.models.scripted import ScriptedModel
 
     turns = reference_turns(level, mode, CODE_REFERENCE[level.key])
     return ScriptedModel(turns, model_id="scripted")

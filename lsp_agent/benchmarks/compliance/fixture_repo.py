@@ -9,10 +9,10 @@ A fresh copy is written for every run, committed so the git tools see a clean re
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+
+from safety import host_process
 
 FIXTURE_FILES: dict[str, str] = {
     ".gitignore": "__pycache__/\n.pytest_cache/\n",
@@ -76,9 +76,9 @@ _GIT_IDENTITY = ("-c", "user.name=compliance", "-c", "user.email=compliance@exam
 
 def git(repo: Path, *argv: str) -> str:
     """Run git in `repo` without the user's configuration; return its stdout."""
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
-    done = subprocess.run(
-        [shutil.which("git") or "git", *_GIT_IDENTITY, *argv],
+    env = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+    done = host_process.run(
+        ["git", *_GIT_IDENTITY, *argv],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -86,7 +86,7 @@ def git(repo: Path, *argv: str) -> str:
         check=True,
         timeout=30,
     )
-    return done.stdout
+    return str(done.stdout)
 
 
 def make_fixture_repo(root: Path, extra_files: Mapping[str, str] | None = None) -> Path:

@@ -34,7 +34,7 @@ class Level:
     task: str
     max_steps: int
     check: Check
-    reference: tuple[dict[str, Any], ...]  # script turns (see lsp_agent.testing.script)
+    reference: tuple[dict[str, Any], ...]  # script turns (see lsp_agent.models.scripted.script)
     # How the sandbox checks a proposed patch: the level's own test, since the fixture holds
     # two bugs (one for L6, one for L8) and the whole suite fails until both are fixed.
     check_command: str = "python -m pytest -q"

@@ -110,7 +110,7 @@ def model_results(stats: list[LevelStats]) -> dict[str, Any]:
 def scripted_reference(level: Level, mode: AgentMode | None = None) -> Any:
     """The `scripted` model for a level: a `ScriptedModel` playing its reference solution
     (rewritten for `mode`: plan turns, an explorer call; see `compliance.modes`)."""
-    from lsp_agent.testing import ScriptedModel
+    from lsp_agent.models.scripted import ScriptedModel
 
     turns = reference_turns(level, mode) if mode is not None else level.reference
     return ScriptedModel(turns, model_id=SCRIPTED)
@@ -152,7 +152,7 @@ def run_level_once(
     (`capabilities`: the suite's `CapabilityMemory`, so a server's rejections are learnt once)."""
     from lsp_agent.agent.runtime import run_agent_job
     from tools.approval_gate import AutoApprove
-    from tools.patch_writer import DiskPatchWriter
+    from tools.patches import DiskPatchWriter
     from tools.workspace import DiskWorkspace
 
     with tempfile.TemporaryDirectory(prefix="lsp-agent-compliance-") as tmp:

@@ -16,8 +16,8 @@ quiet_third_party_imports()
 from smolagents import ToolCallingAgent  # noqa: E402
 
 from lsp_agent.agent.telemetry import setup_telemetry  # noqa: E402
+from lsp_agent.models.scripted import ScriptedModel  # noqa: E402
 from lsp_agent.settings import Settings  # noqa: E402
-from lsp_agent.testing import ScriptedModel  # noqa: E402
 from tools.approval_gate import RejectAll  # noqa: E402
 from tools.base import ToolContext  # noqa: E402
 from tools.registry import build_tools  # noqa: E402

@@ -1,0 +1,93 @@
+"""The host's side of code mode's tool calls (`SandboxedPythonExecutor.serve_call`): every
+proxied call goes through the real wrapped tool, errors are flagged for the code to raise,
+and once the job is stopped no call runs. No code runs here: the container is never started."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lsp_agent.agent.code_executor import SandboxedPythonExecutor
+from sandbox.code.session import CodeSession
+from tools.base import ToolContext
+from tools.registry import build_tools
+from tools.workspace import DiskWorkspace
+
+
+def never_started() -> object:
+    raise AssertionError("no container in this test")
+
+
+def executor_for(repo: Path, stopped: list[str]) -> tuple[SandboxedPythonExecutor, ToolContext]:
+    context = ToolContext(workspace=DiskWorkspace(repo))
+    executor = SandboxedPythonExecutor(
+        CodeSession(never_started),  # type: ignore[arg-type]
+        max_chars=3000,
+        max_lines=150,
+        stop_reason=lambda: stopped[0] if stopped else None,
+    )
+    tools = {tool.name: tool for tool in build_tools(context)}
+    executor.send_tools({**tools, "final_answer": tools["repo_info"]})
+    return executor, context
+
+
+def test_calls_pass_the_wrapper_and_errors_are_flagged(tmp_repo: Path) -> None:
+    executor, context = executor_for(tmp_repo, [])
+    names = [tool["name"] for tool in executor.session.tools]
+    assert "final_answer" not in names and "propose_patch" in names
+    assert {"name": "read_file", "inputs": ["path", "start_line", "end_line"]} in (
+        executor.session.tools
+    )
+    text, is_error = executor.serve_call("read_file", {"path": "pkg/calc.py"})
+    assert "return a + b" in text and not is_error
+    text, is_error = executor.serve_call("read_file", {"path": "../outside.txt"})
+    assert is_error and json.loads(text)["error"] == "path_outside_workspace"
+    text, is_error = executor.serve_call("read_file", {"path": ".env"})
+    assert is_error, text
+    text, is_error = executor.serve_call("no_such_tool", {})
+    assert is_error and text.startswith("NameError") and "read_file" in text
+    assert context.state.summary()["tool_calls"] == 3  # recorded for loop detection
+
+
+def test_once_stopped_no_call_runs(tmp_repo: Path) -> None:
+    stopped: list[str] = []
+    executor, context = executor_for(tmp_repo, stopped)
+    stopped.append("the job was cancelled")
+    text, is_error = executor.serve_call("read_file", {"path": "pkg/calc.py"})
+    assert is_error and text == "RunStopped: the job was cancelled"
+    assert context.state.summary()["tool_calls"] == 0
+
+
+def test_code_observations_lose_their_headers_and_a_none_value() -> None:
+    from lsp_agent.agent.code_messages import compact_observation
+
+    logs = "Execution logs:\nline 1\nline 2\n"
+    assert compact_observation(logs + "Last output from code snippet:\nNone") == "line 1\nline 2"
+    assert compact_observation(logs + "Last output from code snippet:\n42") == (
+        "line 1\nline 2\nValue: 42"
+    )
+    assert compact_observation("Execution logs:\nLast output from code snippet:\n7") == "Value: 7"
+    masked = "[hidden to save context: ok, 2500 chars]"
+    assert compact_observation(masked) == masked
+
+
+def test_a_failed_model_call_is_told_in_code_mode_terms() -> None:
+    from lsp_agent.agent.code_messages import unusable_reply_text
+    from lsp_agent.models.robust import recovery_text
+
+    text = unusable_reply_text(recovery_text("the model server timed out", None))
+    assert text.startswith("Your last reply could not be used: the model server timed out.")
+    assert "```python" in text and "tool call" not in text
+
+
+def test_proxied_calls_have_a_budget_per_step_and_per_job(tmp_repo: Path) -> None:
+    executor, context = executor_for(tmp_repo, [])
+    executor.max_calls_per_step, executor.max_calls_per_job = 3, 5
+    answers = [executor.serve_call("list_files", {"pattern": "*.py"}) for _ in range(4)]
+    assert [is_error for _text, is_error in answers] == [False, False, False, True]
+    assert answers[-1][0].startswith("CallBudgetExceeded: one step may make at most 3")
+    executor.step_calls = 0  # a new step (what __call__ does)
+    answers = [executor.serve_call("list_files", {"pattern": "*.py"}) for _ in range(2)]
+    assert answers[0][1] is False and answers[1][1] is True
+    assert "this task's code has made 5 tool calls" in answers[1][0]
+    assert context.state.summary()["tool_calls"] == 4  # refused calls never ran

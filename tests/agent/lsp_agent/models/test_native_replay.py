@@ -1,0 +1,67 @@
+"""Past tool calls reach an OpenAI-compatible server as native tool_calls + tool messages."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.settings import Settings
+from lsp_agent.testing import ScriptedOpenAIServer
+from tools.approval_gate import AutoApprove
+from tools.patches.writer import DiskPatchWriter
+from tools.workspace import DiskWorkspace
+
+
+def test_second_request_carries_native_tool_calls(tmp_repo: Path) -> None:
+    turns = [
+        {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
+        {"final_answer": "It adds."},
+    ]
+    with ScriptedOpenAIServer(turns) as server:
+        settings = Settings(
+            model_id="openai/scripted",
+            model_api_base=server.openai_base,
+            sandbox_backend="none",
+            phoenix_enabled=False,
+            agent_max_steps=4,
+        )
+        result = run_agent_job(
+            "What does add do?",
+            settings=settings,
+            workspace=DiskWorkspace(tmp_repo),
+            approvals=AutoApprove(),
+            writer=DiskPatchWriter(tmp_repo),
+            on_progress=lambda e: None,
+            cancel=threading.Event(),
+        )
+        requests = list(server.chat_requests)
+    assert result.status == "answered" and result.answer == "It adds."
+    first, second = requests[0]["messages"], requests[1]["messages"]
+    assert [m["role"] for m in first] == ["system", "user"]
+    assert len(first[0]["content"]) < 400, "the system prompt is short"
+    assistant = next(m for m in second if m.get("tool_calls"))
+    call = assistant["tool_calls"][0]
+    assert call["function"]["name"] == "read_file"
+    assert '"pkg/calc.py"' in call["function"]["arguments"]
+    tool = next(m for m in second if m["role"] == "tool")
+    assert tool["tool_call_id"] == call["id"]
+    assert "return a + b" in tool["content"]
+    assert not any("Calling tools:" in str(m.get("content")) for m in second)
+    read_file = next(t for t in requests[0]["tools"] if t["function"]["name"] == "read_file")
+    assert read_file["function"]["parameters"] == {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "start_line": {"type": "integer"},
+            "end_line": {"type": "integer"},
+        },
+        "required": ["path"],
+    }, "compact schemas on the wire: no per-argument prose, no nullable"
+    assert {t["function"]["name"] for t in requests[0]["tools"]} >= {
+        "read_file",
+        "propose_patch",
+        "apply_patch",
+        "run_tests",
+        "final_answer",
+    }

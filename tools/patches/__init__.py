@@ -1,0 +1,72 @@
+"""Patches: parsed and applied in memory against a Workspace, kept per run, written on approval.
+
+- `apply_diff` — a unified diff (``propose_patch_unified``) -> `PatchResult`
+  (`diff_apply`, over the tolerant tier of `safety.unified_diff`);
+- `apply_search_replace` / `search_replace_diff` — ``propose_patch(path, old, new)``: one
+  exact replacement, turned into a unified diff that `apply_diff` applies exactly
+  (`search_replace`);
+- `model`: what a patch is (`PatchResult`, `FilePatch`, hunks) and `render_unified_diff`,
+  the canonical diff between two texts;
+- `store`: the run's patches (`p1`, `p2`, …), their status and staleness;
+- `writer`: the `PatchWriter` Protocol hosts implement, and `DiskPatchWriter` (all files or
+  none).
+
+Bad model input raises `PatchError` (message, error type, recovery suggestion, and for a
+hunk that does not apply: file, hunk number, expected and current text). Nothing here
+touches the disk except `DiskPatchWriter`. Outside this folder, import from
+`tools.patches` only; the agent tools that use it are in `tools/patch_tools.py`.
+"""
+
+from __future__ import annotations
+
+from safety.unified_diff import parse_diff
+from tools.patches.diff_apply import apply_diff
+from tools.patches.model import (
+    CONTEXT_LINES,
+    DiffHunk,
+    DiffLine,
+    FileDiff,
+    FilePatch,
+    HunkSpan,
+    PatchError,
+    PatchResult,
+    render_unified_diff,
+    split_lines,
+    unified_hunks,
+)
+from tools.patches.search_replace import (
+    SearchReplace,
+    apply_search_replace,
+    search_replace,
+    search_replace_diff,
+)
+from tools.patches.store import PatchStore, StoredPatch, is_stale, next_step, rebase
+from tools.patches.writer import DiskPatchWriter, PatchWriter, WriteOutcome
+
+__all__ = [
+    "CONTEXT_LINES",
+    "DiffHunk",
+    "DiffLine",
+    "DiskPatchWriter",
+    "FileDiff",
+    "FilePatch",
+    "HunkSpan",
+    "PatchError",
+    "PatchResult",
+    "PatchStore",
+    "PatchWriter",
+    "SearchReplace",
+    "StoredPatch",
+    "WriteOutcome",
+    "apply_diff",
+    "apply_search_replace",
+    "is_stale",
+    "next_step",
+    "parse_diff",
+    "rebase",
+    "render_unified_diff",
+    "search_replace",
+    "search_replace_diff",
+    "split_lines",
+    "unified_hunks",
+]

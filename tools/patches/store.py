@@ -1,0 +1,238 @@
+"""The patches proposed in a run: ids ``p1``, ``p2``, …, status and staleness.
+
+``PatchStore.summary()`` is the agent's "current patch state", short enough to survive
+context trimming. A patch is stale when a file it touches changed (document version or
+text) after it was made; :func:`rebase` re-applies it to the current text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from safety.errors import ErrorType
+from safety.unified_diff import exists_quietly
+from safety.validation import ValidationError
+from tools.patches.diff_apply import apply_diff
+from tools.patches.model import PatchError, PatchResult
+from tools.workspace import NotTextError, Workspace
+
+PatchStatus = Literal["proposed", "applied", "rejected", "failed", "stale"]
+
+TRANSITIONS: dict[PatchStatus, frozenset[PatchStatus]] = {
+    "proposed": frozenset({"applied", "rejected", "failed", "stale"}),
+    "stale": frozenset({"proposed", "rejected", "failed"}),
+    "applied": frozenset(),
+    "rejected": frozenset(),
+    "failed": frozenset(),
+}
+
+
+class UnknownPatchError(PatchError, KeyError):
+    """No patch has the requested id."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class PatchStateError(PatchError):
+    """The patch's status does not allow the requested change (e.g. applied twice)."""
+
+
+def content_hash(result: PatchResult) -> str:
+    """sha256 of the canonical diff: what an approval is bound to."""
+    return hashlib.sha256(result.diff.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredPatch:
+    """A proposed patch. ``diff`` is as proposed; ``result`` the change it makes;
+    ``check`` the sandbox's check result (opaque here)."""
+
+    id: str
+    diff: str
+    result: PatchResult
+    check: object | None = None
+    status: PatchStatus = "proposed"
+    reason: str = ""
+    created: float = field(default_factory=time.time)
+    content_hash: str = ""
+
+    @property
+    def files(self) -> list[str]:
+        return self.result.paths
+
+    def line(self) -> str:
+        """One summary line: id, files, status (and the reason, if any)."""
+        text = f"{self.id}: {', '.join(self.files)} [{self.status}]"
+        return f"{text} {self.reason}" if self.reason else text
+
+
+class PatchStore:
+    """Thread-safe store of a run's patches."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._patches: dict[str, StoredPatch] = {}
+        self._next = 1
+
+    def add(self, diff: str, result: PatchResult, check: object | None = None) -> StoredPatch:
+        with self._lock:
+            patch = StoredPatch(
+                id=f"p{self._next}",
+                diff=diff,
+                result=result,
+                check=check,
+                content_hash=content_hash(result),
+            )
+            self._next += 1
+            self._patches[patch.id] = patch
+            return patch
+
+    def get(self, patch_id: object) -> StoredPatch:
+        key = normalise_id(patch_id)
+        with self._lock:
+            patch = self._patches.get(key)
+            known = list(self._patches)
+        if patch is None:
+            listed = ", ".join(known) if known else "none yet"
+            raise UnknownPatchError(
+                f"There is no patch {patch_id!r}. Known patch ids: {listed}.",
+                kind=ErrorType.INVALID_ARGUMENT,
+                recovery_suggestion=(
+                    "Use a patch_id returned by propose_patch or propose_patch_unified."
+                    if known
+                    else "Propose a patch first with propose_patch or propose_patch_unified."
+                ),
+            )
+        return patch
+
+    def set_status(self, patch_id: object, status: PatchStatus, reason: str = "") -> StoredPatch:
+        """Move the patch to ``status``; PatchStateError if the transition is not allowed."""
+        key = self.get(patch_id).id
+        with self._lock:
+            patch = self._patches[key]
+            if status not in TRANSITIONS[patch.status]:
+                raise PatchStateError(
+                    f"Patch {key} is {patch.status}; it cannot become {status}.",
+                    kind=ErrorType.INVALID_ARGUMENT,
+                    recovery_suggestion=(
+                        "Propose a new patch for further changes; "
+                        "current patches:\n" + self._summary_locked()
+                    ),
+                )
+            updated = replace(patch, status=status, reason=reason)
+            self._patches[key] = updated
+            return updated
+
+    def update_result(
+        self, patch_id: object, result: PatchResult, check: object | None = None
+    ) -> StoredPatch:
+        """Replace a proposed or stale patch's change (after :func:`rebase`); it becomes
+        proposed again with a new content hash (an earlier approval no longer matches)."""
+        key = self.get(patch_id).id
+        with self._lock:
+            patch = self._patches[key]
+            if patch.status not in ("proposed", "stale"):
+                raise PatchStateError(
+                    f"Patch {key} is {patch.status}; only a proposed or stale patch can be "
+                    "re-based.",
+                    kind=ErrorType.INVALID_ARGUMENT,
+                    recovery_suggestion="Propose a new patch.",
+                )
+            updated = replace(
+                patch,
+                result=result,
+                check=check,
+                status="proposed",
+                reason="re-based on the current text",
+                content_hash=content_hash(result),
+            )
+            self._patches[key] = updated
+            return updated
+
+    def latest(self) -> StoredPatch | None:
+        with self._lock:
+            return next(reversed(self._patches.values()), None)
+
+    def all(self) -> list[StoredPatch]:
+        with self._lock:
+            return list(self._patches.values())
+
+    def summary(self) -> str:
+        """One line per patch: id, files, status; ``"no patches"`` when empty."""
+        with self._lock:
+            return self._summary_locked()
+
+    def _summary_locked(self) -> str:
+        if not self._patches:
+            return "no patches"
+        return "\n".join(p.line() for p in self._patches.values())
+
+
+def next_step(patch_id: str, status: PatchStatus) -> str:
+    """What to do after the latest patch, for the step notes. Small models otherwise re-show
+    or re-propose a patch in a loop (SmolLM2-135M: 0/10 demo runs without this line, 10/10
+    with it), and ask again for a patch the user rejected: a patch that cannot be applied
+    any more is never offered again."""
+    if status == "proposed":
+        return f'Next: apply it with apply_patch(patch_id="{patch_id}").'
+    if status == "applied":
+        return "Next: call final_answer with a short summary, unless more changes are needed."
+    if status == "rejected":
+        why = f"the user rejected {patch_id}"
+        todo = "propose a different change, or call final_answer and say what you would change"
+    elif status == "failed":
+        why = f"{patch_id} could not be written"
+        todo = "read the current text and propose a new patch, or call final_answer"
+    else:  # stale
+        why = f"{patch_id} no longer applies: its files changed"
+        todo = "read the current text and propose a new patch, or call final_answer"
+    return f"{why}; do not apply it again. Next: {todo}."
+
+
+def normalise_id(patch_id: object) -> str:
+    """``"p3"`` from ``"p3"``, ``" P3 "``, ``"3"`` or ``3``."""
+    text = str(patch_id).strip().strip("'\"").lower()
+    return f"p{text}" if text.isdigit() else text
+
+
+def is_stale(patch: StoredPatch, workspace: Workspace) -> list[str]:
+    """Files whose current version or text differs from what the patch was made against."""
+    stale: list[str] = []
+    for f in patch.result.files:
+        if f.old_path is None:
+            if exists_quietly(workspace, f.path):
+                stale.append(f.path)
+            continue
+        moved = f.base_version is not None and _version(workspace, f.old_path) != f.base_version
+        if moved or _text(workspace, f.old_path) != f.before:
+            stale.append(f.old_path)
+        if f.path != f.old_path and f.after is not None and exists_quietly(workspace, f.path):
+            stale.append(f.path)
+    return stale
+
+
+def rebase(patch: StoredPatch, workspace: Workspace) -> PatchResult | PatchError:
+    """The patch re-applied to the workspace's current text, or why it no longer applies."""
+    try:
+        return apply_diff(patch.result.diff, workspace)
+    except PatchError as exc:
+        return exc
+
+
+def _version(workspace: Workspace, path: str) -> int | None:
+    try:
+        return workspace.version(path)
+    except (ValidationError, OSError, ValueError):
+        return None
+
+
+def _text(workspace: Workspace, path: str) -> str | None:
+    try:
+        return workspace.read_text(path)
+    except (ValidationError, NotTextError, OSError):
+        return None

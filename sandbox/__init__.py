@@ -13,9 +13,9 @@ Never imports pygls, lsprotocol, smolagents or litellm.
 """
 
 from sandbox.config import SandboxConfig
+from sandbox.docker import image_tag
 from sandbox.factory import docker_problem, open_sandbox
-from sandbox.image import image_tag
-from sandbox.prepare_container import PrepareError, hand_over, run_offline
+from sandbox.project_envs import PrepareError, hand_over, run_offline
 from sandbox.protocol import PatchCheck, RunResult, Sandbox
 
 __all__ = [

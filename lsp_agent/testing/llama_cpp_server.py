@@ -12,6 +12,7 @@ in the dev dependency group. Its log goes to a file, never to this process's std
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys

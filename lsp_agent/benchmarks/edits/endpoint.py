@@ -38,9 +38,11 @@ class Endpoint:
 
 
 def llama_server_binary(given: Path | None) -> Path | None:
-    if given is not None:
-        return given
-    found = os.environ.get("LLAMA_SERVER") or shutil.which("llama-server")
+    """`--llama-server`, else `$LLAMA_SERVER`, else `llama-server` on PATH; absolute."""
+    name = str(given) if given else os.environ.get("LLAMA_SERVER") or "llama-server"
+    if "/" in name:
+        return Path(name).expanduser().absolute()
+    found = shutil.which(name)
     return Path(found) if found else None
 
 

@@ -19,7 +19,7 @@ from lsp_agent.agent.job_types import JobResult, ProgressEvent
 from lsp_agent.benchmarks.edits.exercises import Exercise
 from lsp_agent.settings import Settings, load_settings
 from tools.approval_gate import AutoApprove
-from tools.patch_writer import DiskPatchWriter
+from tools.patches import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SCRIPTED = "scripted"
@@ -82,7 +82,7 @@ def run_ours(
 
     scripted = None
     if model.model_id == SCRIPTED:
-        from lsp_agent.testing import ScriptedModel
+        from lsp_agent.models.scripted import ScriptedModel
 
         scripted = ScriptedModel(scripted_turns(exercise), model_id=SCRIPTED)
     cancel = threading.Event()

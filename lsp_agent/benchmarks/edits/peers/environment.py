@@ -15,12 +15,12 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from safety import host_process
 from sandbox import PrepareError, hand_over, run_offline
 
 ENV_MOUNT = "/peer-env"
@@ -99,7 +99,7 @@ def _install(spec: PeerSpec, site: Path, python: str, libc: str) -> None:
     argv = [_uv(), "pip", "install", "--quiet", "--target", str(site)]
     argv += ["--python-version", python, "--python-platform", target]
     argv += ["--only-binary", ":all:", spec.requirement]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+    done = host_process.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
     if done.returncode != 0:
         raise PeerEnvironmentError(
             f"{spec.name}: `uv pip install {spec.requirement}` failed: {done.stderr[-2000:]}"

@@ -51,15 +51,33 @@ def job_settings(repo: Path, model: OurModel) -> Settings:
 
 
 def scripted_turns(exercise: Exercise) -> list[dict[str, Any]]:
-    """The reference: read the stub, replace it with the example solution, apply, answer."""
+    """The reference: read the stub, replace it with the example solution (in pieces of at
+    most `SCRIPTED_PIECE_CHARS`: a tool input is bounded, VALIDATION_MAX_CHARS), apply, answer."""
     stub = exercise.solution_files[0]
+    pieces = _pieces(exercise.example)
+    turns: list[dict[str, Any]] = [{"tool": "read_file", "arguments": {"path": stub}}]
     old = exercise.files[stub]
-    return [
-        {"tool": "read_file", "arguments": {"path": stub}},
-        {"tool": "propose_patch", "arguments": {"path": stub, "old": old, "new": exercise.example}},
-        {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-        {"final_answer": f"Implemented {stub} from the instructions."},
-    ]
+    for number, piece in enumerate(pieces, start=1):
+        new = piece if number == len(pieces) else piece + SCRIPTED_MARK
+        turns.append({"tool": "propose_patch", "arguments": {"path": stub, "old": old, "new": new}})
+        turns.append({"tool": "apply_patch", "arguments": {"patch_id": f"p{number}"}})
+        old = SCRIPTED_MARK
+    turns.append({"final_answer": f"Implemented {stub} from the instructions."})
+    return turns
+
+
+SCRIPTED_PIECE_CHARS = 3000
+SCRIPTED_MARK = "# (continued)\n"
+
+
+def _pieces(text: str) -> list[str]:
+    pieces, current = [], ""
+    for line in text.splitlines(keepends=True):
+        if current and len(current) + len(line) > SCRIPTED_PIECE_CHARS:
+            pieces.append(current)
+            current = ""
+        current += line
+    return [*pieces, current]
 
 
 def run_ours(

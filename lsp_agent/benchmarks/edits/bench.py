@@ -18,6 +18,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.benchmarks.edits.endpoint import Endpoint, open_endpoint
 from lsp_agent.benchmarks.edits.exercises import (
     Exercise,
@@ -26,8 +27,13 @@ from lsp_agent.benchmarks.edits.exercises import (
     write_repository,
 )
 from lsp_agent.benchmarks.edits.judge import judge, judge_config
-from lsp_agent.benchmarks.edits.ours import SCRIPTED, run_ours
-from lsp_agent.benchmarks.edits.peers import PEERS, run_peer_on
+from lsp_agent.benchmarks.edits.ours import SCRIPTED, model_problem, run_ours
+from lsp_agent.benchmarks.edits.peers import (
+    PEERS,
+    PeerEnvironmentError,
+    ensure_environment,
+    run_peer_on,
+)
 from lsp_agent.benchmarks.edits.report import write_chart
 from lsp_agent.benchmarks.edits.results import (
     OURS,
@@ -78,11 +84,16 @@ def _agents(options: BenchOptions) -> list[str]:
 
 
 def measure(runs: int, options: BenchOptions) -> Figures:
-    """Run the bench; SIGTERM stops it as Ctrl-C does (the run under way is dropped, its
-    container and the model server stopped, the output keeps every finished run)."""
+    """Run the bench. Ctrl-C or SIGTERM stops it: the run under way is dropped, its container
+    and the model server are stopped, and the output keeps every finished run."""
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _measure(options)
+    except KeyboardInterrupt:
+        kept = f"; {options.output} keeps the finished runs: the same command resumes" * bool(
+            options.output
+        )
+        raise BenchError(f"interrupted{kept}", 130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -91,20 +102,25 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def _measure(options: BenchOptions) -> Figures:
+def _plan(options: BenchOptions) -> tuple[list[Exercise], list[str], str]:
+    """The exercises, the agents and the model asked for (BenchError when they cannot be)."""
     try:
         exercises = select_exercises(options.sample, options.exercises)
     except ValueError as exc:
         raise BenchError(str(exc), 2) from None
-    agents = _agents(options)
     if len(options.models) > 1:
         raise BenchError("bench edits runs one model (the same for every agent)", 2)
-    model_id = options.models[0] if options.models else SCRIPTED
+    return exercises, _agents(options), options.models[0] if options.models else SCRIPTED
+
+
+def _measure(options: BenchOptions) -> Figures:
+    exercises, agents, model_id = _plan(options)
     config = judge_config()
     problem = docker_problem(config)
     if problem:
         raise BenchError(f"the exercises are judged in the Docker sandbox: {problem}")
     settings, _ = load_settings(workspace=Path.cwd())
+    image = image_tag(config)
     with ExitStack() as stack:
         work = _work_dir(stack, options.output)
         endpoint = open_endpoint(
@@ -116,6 +132,7 @@ def _measure(options: BenchOptions) -> Figures:
             llama_server=options.llama_server,
             log_dir=work,
         )
+        _ready(agents, endpoint, image)
         max_steps = options.max_steps or settings.agent_max_steps
         setup = {"model": endpoint.ours.model_id, "max_steps": max_steps}
         try:
@@ -128,7 +145,7 @@ def _measure(options: BenchOptions) -> Figures:
             agents=agents,
             work=work,
             max_steps=max_steps,
-            image=image_tag(config),
+            image=image,
             done=done,
         )
         bench.setup = {
@@ -145,6 +162,20 @@ def _measure(options: BenchOptions) -> Figures:
     if options.chart is not None:
         say(f"chart: {write_chart(figures, options.chart)}")
     return figures
+
+
+def _ready(agents: list[str], endpoint: Endpoint, image: str) -> None:
+    """Before the first exercise: the model answers, the peers' environments exist."""
+    if OURS in agents and endpoint.ours.model_id != SCRIPTED:
+        problem = model_problem(endpoint.ours)
+        if problem:
+            raise BenchError(f"model {endpoint.ours.model_id}: {problem}")
+    for agent in agents:
+        if agent != OURS:
+            try:
+                ensure_environment(PEERS[agent], image, say)
+            except PeerEnvironmentError as exc:
+                raise BenchError(str(exc)) from None
 
 
 def _work_dir(stack: ExitStack, output: Path | None) -> Path:
@@ -211,7 +242,12 @@ class _Bench:
 
     def _ours(self, exercise: Exercise, repo: Path, run_dir: Path) -> ExerciseRun:
         run = run_ours(
-            exercise, repo, agent_task(exercise), self.endpoint.ours, timeout_s=self.timeout_s
+            exercise,
+            repo,
+            agent_task(exercise),
+            self.endpoint.ours,
+            timeout_s=self.timeout_s,
+            on_progress=_show_step,
         )
         usage = self.endpoint.meter.take() if self.endpoint.meter is not None else None
         verdict = judge(exercise, repo)
@@ -251,3 +287,8 @@ class _Bench:
             "command": self.setup["command"],
             "common_exercises": common,
         }
+
+
+def _show_step(event: ProgressEvent) -> None:
+    if event.kind == "step":
+        say(f"    step {event.step}/{event.max_steps} {event.tool or '(no tool)'}")

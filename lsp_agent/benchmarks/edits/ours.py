@@ -50,6 +50,13 @@ def job_settings(repo: Path, model: OurModel) -> Settings:
     return dataclasses.replace(settings, **overrides)
 
 
+def model_problem(model: OurModel) -> str | None:
+    """Why lsp-agent's model cannot be reached (None when it can), as `run` checks it."""
+    from lsp_agent.models.factory import check_model_reachable
+
+    return check_model_reachable(job_settings(Path.cwd(), model))
+
+
 def scripted_turns(exercise: Exercise) -> list[dict[str, Any]]:
     """The reference: read the stub, replace it with the example solution (in pieces of at
     most `SCRIPTED_PIECE_CHARS`: a tool input is bounded, VALIDATION_MAX_CHARS), apply, answer."""

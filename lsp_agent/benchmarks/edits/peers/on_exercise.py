@@ -47,7 +47,7 @@ def run_peer_on(
     meter = endpoint.meter
     if meter is None or meter.socket_path is None:
         raise RuntimeError("a peer runs only against a metered endpoint")
-    env = ensure_environment(spec, image, lambda message: print(f"[edits] {message}"))
+    env = ensure_environment(spec, image, lambda message: None)  # made before the first run
     request = request_for(spec, exercise, endpoint.peer_model, max_steps)
     run = run_peer(
         image,

@@ -1,8 +1,11 @@
 """Always-allow rules for exact commands, and the reviewable JSON file that keeps them.
 
-The file looks like ``{"version": 1, "rules": [{"command": ..., "workspace": ...,
+The file looks like ``{"version": 1, "rules": [{"command": ..., "kind": ..., "workspace": ...,
 "content_hash": ..., "created_at": ISO-8601, "expires_at": ISO-8601, "approved_by": ...}]}``.
-Entries whose hash does not match their command, or that have expired, are ignored.
+``kind`` is what was approved (``command``: a command in the sandbox, ``mcp_call``: a call
+of an MCP tool; missing means ``command``): a rule covers that kind of effect only, never
+the same text as another kind. Entries whose hash does not match their kind and command,
+or that have expired, are ignored.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class AlwaysRule:
     created_at: float
     expires_at: float
     approved_by: str
+    kind: str = "command"
 
     def active(self, now: float) -> bool:
         """True before the expiry time."""
@@ -81,9 +85,10 @@ def _rule_from_json(entry: Any) -> AlwaysRule | None:
         created = datetime.fromisoformat(str(entry["created_at"])).timestamp()
         expires = datetime.fromisoformat(str(entry["expires_at"])).timestamp()
         by = str(entry.get("approved_by", "user"))
+        kind = str(entry.get("kind", "command"))
     except (KeyError, TypeError, ValueError):
         return None
-    digest = content_hash("command", command, workspace)
+    digest = content_hash(kind, command, workspace)
     if entry.get("content_hash") not in (None, digest):
         return None
-    return AlwaysRule(command, digest, workspace, created, expires, by)
+    return AlwaysRule(command, digest, workspace, created, expires, by, kind)

@@ -39,10 +39,19 @@ __all__ = [
 
 
 class ApprovalKind(StrEnum):
-    """What is being approved."""
+    """What is being approved: the kind is part of every approval's key, so a yes (or an
+    always-rule) for one kind never covers the same text as another."""
 
     PATCH = "patch"
-    COMMAND = "command"
+    COMMAND = "command"  # a command run in the sandbox (run_cmd, run_tests)
+    MCP_CALL = "mcp_call"  # a call of an MCP tool, on this machine
+    HOST_COMMAND = "host_command"  # a command run unsandboxed (SANDBOX_BACKEND=local)
+    MEMORY_NOTE = "memory_note"  # a note kept for later jobs in the workspace (`remember`)
+
+    @property
+    def allows_always(self) -> bool:
+        """Whether "always allow this exact one" is offered for this kind."""
+        return self in (ApprovalKind.COMMAND, ApprovalKind.MCP_CALL)
 
 
 class Status(StrEnum):
@@ -141,10 +150,10 @@ class ApprovalStore:
             digest = content_hash(kind, content, workspace)
             req = ApprovalRequest(f"a{self._counter}", kind, digest, summary, workspace, now)
             self._requests[req.id] = req
-            if kind is ApprovalKind.COMMAND:
+            if kind.allows_always:
                 self._commands[req.id] = content
             self._log(requested_by, "requested", req, summary)
-            rule = self._always.get(digest) if kind is ApprovalKind.COMMAND else None
+            rule = self._always.get(digest) if kind.allows_always else None
             if rule is not None and rule.active(now):
                 self._decide(req, Status.APPROVED, "always-rule", "matches an always-allow rule")
                 self._grants[digest] = self._grants.get(digest, 0) + 1
@@ -204,7 +213,7 @@ class ApprovalStore:
         with self._cond:
             if self._grants.get(digest, 0) > 0:
                 return True
-            rule = self._always.get(digest) if kind is ApprovalKind.COMMAND else None
+            rule = self._always.get(digest) if ApprovalKind(kind).allows_always else None
             return rule is not None and rule.active(self._clock())
 
     def consume(
@@ -219,7 +228,7 @@ class ApprovalStore:
                 self._grants[digest] = count - 1
                 self._audit.append(AuditEntry(self._clock(), by, "used", kind, digest))
                 return True
-            rule = self._always.get(digest) if kind is ApprovalKind.COMMAND else None
+            rule = self._always.get(digest) if kind.allows_always else None
             if rule is not None and rule.active(self._clock()):
                 self._audit.append(
                     AuditEntry(self._clock(), by, "used", kind, digest, detail="always-rule")
@@ -243,9 +252,16 @@ class ApprovalStore:
             now = self._clock()
             return [r for r in self._always.values() if r.active(now)]
 
-    def revoke_always(self, command: str, workspace: str, *, by: str = "user") -> bool:
-        """Remove the always-rule for ``command`` in ``workspace``."""
-        digest = content_hash(ApprovalKind.COMMAND, command, workspace)
+    def revoke_always(
+        self,
+        command: str,
+        workspace: str,
+        *,
+        by: str = "user",
+        kind: ApprovalKind = ApprovalKind.COMMAND,
+    ) -> bool:
+        """Remove the always-rule for ``command`` (of ``kind``) in ``workspace``."""
+        digest = content_hash(kind, command, workspace)
         with self._cond:
             if self._always.pop(digest, None) is None:
                 return False
@@ -275,11 +291,15 @@ class ApprovalStore:
 
     def _add_always(self, req: ApprovalRequest, by: str, expires_in_s: float | None) -> None:
         command = self._commands.get(req.id)
-        if req.kind is not ApprovalKind.COMMAND or not req.workspace or command is None:
-            raise ValueError("always-rules need a command request made with a workspace")
+        if not req.kind.allows_always or not req.workspace or command is None:
+            raise ValueError(
+                "always-rules need a command or MCP call request made with a workspace"
+            )
         now = self._clock()
         ttl = self._ttl if expires_in_s is None else expires_in_s
-        rule = AlwaysRule(command, req.content_hash, req.workspace, now, now + ttl, by)
+        rule = AlwaysRule(
+            command, req.content_hash, req.workspace, now, now + ttl, by, str(req.kind)
+        )
         self._always[rule.content_hash] = rule
         self._log(by, "always-rule added", req, f"expires {iso_time(rule.expires_at)}")
         self._save_rules()

@@ -100,7 +100,7 @@ class HostCommandApproval:
     def __call__(self, argv: Sequence[str], question: str) -> bool:
         command = shlex.join(argv)
         ask = ApprovalAsk(
-            kind=ApprovalKind.COMMAND,
+            kind=ApprovalKind.HOST_COMMAND,  # never covered by a sandbox command's yes
             content=command,
             summary=f"Run `{command}` UNSANDBOXED on your machine",
             details=question,

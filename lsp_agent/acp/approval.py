@@ -1,10 +1,12 @@
 """Approvals the ACP way: `session/request_permission` on the tool call that needs them.
 
 A patch is asked with its diff as ACP diff content (`Apply` = `allow_once`, `Reject` =
-`reject_once`); a command that needs approval with `Run once` (`allow_once`), `Always
-allow` (`allow_always`) and `Reject` (`reject_once`). `allow_always` becomes an
-always-rule in the session's `ApprovalStore`: that exact command, in this workspace,
-until it expires (`ALWAYS_TTL_S`) — never more than the user saw. A patch gets no
+`reject_once`); a sandbox command or an MCP call that needs approval with `Run once`
+(`allow_once`), `Always allow` (`allow_always`) and `Reject` (`reject_once`).
+`allow_always` becomes an always-rule in the session's `ApprovalStore`: that kind and that
+exact text, in this workspace, until it expires (`ALWAYS_TTL_S`) — never more than the
+user saw (an MCP call's rule never covers a `run_cmd` of the same text). A command run
+unsandboxed on this machine (`SANDBOX_BACKEND=local`) is asked every time. A patch gets no
 `allow_always`: approving one exact diff forever would allow nothing more, so offering
 it would only mislead. Anything but an allow option (reject, a cancelled or unanswered
 question, a cancelled prompt) is a rejection; a rejected patch is never written.
@@ -39,16 +41,20 @@ def permission_options(kind: ApprovalKind) -> list[PermissionOption]:
             PermissionOption(option_id=ALLOW_ONCE, name="Apply", kind=ALLOW_ONCE),
             PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE),
         ]
-    hours = int(ALWAYS_TTL_S // 3600)
-    return [
-        PermissionOption(option_id=ALLOW_ONCE, name="Run once", kind=ALLOW_ONCE),
-        PermissionOption(
-            option_id=ALLOW_ALWAYS,
-            name=f"Always allow this exact command here ({hours} h)",
-            kind=ALLOW_ALWAYS,
-        ),
-        PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE),
-    ]
+    once = "Keep the note" if kind is ApprovalKind.MEMORY_NOTE else "Run once"
+    options = [PermissionOption(option_id=ALLOW_ONCE, name=once, kind=ALLOW_ONCE)]
+    if kind.allows_always:  # a sandbox command, or an MCP call: that kind, that exact text
+        what = "call" if kind is ApprovalKind.MCP_CALL else "command"
+        hours = int(ALWAYS_TTL_S // 3600)
+        options.append(
+            PermissionOption(
+                option_id=ALLOW_ALWAYS,
+                name=f"Always allow this exact {what} here ({hours} h)",
+                kind=ALLOW_ALWAYS,
+            )
+        )
+    options.append(PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE))
+    return options
 
 
 class AcpApprovalGate:
@@ -118,7 +124,7 @@ class AcpApprovalGate:
         )
         if choice == ALLOW_ONCE:
             self.store.approve(request.id, by=APPROVER)
-        elif choice == ALLOW_ALWAYS and ask.kind is ApprovalKind.COMMAND:
+        elif choice == ALLOW_ALWAYS and ask.kind.allows_always:
             self.store.approve(request.id, by=APPROVER, always=True, expires_in_s=ALWAYS_TTL_S)
         elif self.cancel.is_set():
             self.store.reject(request.id, "the prompt was cancelled", by="cancel")

@@ -1,11 +1,15 @@
 """Workspace memory (`AGENT_MEMORY=true`): short notes the agent keeps between jobs.
 
-The `remember(note)` tool stores a note; the next job in the same workspace starts with
-the newest notes, within `PROMPT_TOKENS`. Notes live in the user's data directory
-(`$XDG_DATA_HOME/lsp-agent/memory/`, else `~/.local/share/...`), one file per workspace
-named by a hash of its path — never inside the repository, so a repository cannot plant
-notes and a note cannot leak into a commit. Notes are redacted like tool outputs before
-they are written. `lsp-agent memory list|clear [--repo DIR]` shows and clears them.
+The `remember(note)` tool stores a note (after the user's yes: tools/memory_tool.py); the
+next job in the same workspace starts with the newest notes, within `PROMPT_TOKENS`. Notes
+live in the user's data directory (`$XDG_DATA_HOME/lsp-agent/memory/`, else
+`~/.local/share/...`) — never inside the repository, so a repository cannot plant notes and
+a note cannot leak into a commit — one file per workspace, named by a hash of its path *and
+its identity* (`workspace_identity`: the root directory's inode and, in a git repository,
+its root commits and `origin` URL). Another repository later cloned at the same path is
+another workspace: it never gets the first one's notes. Notes are redacted like tool
+outputs before they are written. `lsp-agent memory list|clear [--repo DIR]` shows and
+clears them.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 import tempfile
 import time
 from collections.abc import Mapping
@@ -34,6 +39,36 @@ def memory_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "lsp-agent" / "memory"
 
 
+def workspace_identity(root: Path) -> str:
+    """What tells this workspace from another one at the same path: the root directory's
+    device and inode, and for a git repository its root commits and `origin` URL (a fresh
+    clone of another project has other root commits; a fork, another origin)."""
+    from safety import host_process
+    from tools.workspace import git_command, git_env
+
+    try:
+        info = root.stat()
+    except OSError:
+        return "gone"
+    parts = [f"{info.st_dev}:{info.st_ino}"]
+    for args in (("rev-list", "--max-parents=0", "HEAD"), ("config", "remote.origin.url")):
+        try:
+            proc = host_process.run(
+                git_command(root, *args),
+                env=git_env(root),
+                whole_env=True,
+                untrusted=[root],
+                capture_output=True,
+                timeout=20,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            parts.append("?")
+            continue
+        out = proc.stdout.decode("utf-8", "replace").split()
+        parts.append(",".join(sorted(out)) if proc.returncode == 0 else "-")
+    return "\0".join(parts)
+
+
 @dataclass(frozen=True)
 class Note:
     text: str
@@ -45,7 +80,8 @@ class WorkspaceMemory:
 
     def __init__(self, root: Path, directory: Path | None = None) -> None:
         self.root = root.resolve()
-        key = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+        identity = f"{self.root}\0{workspace_identity(self.root)}"
+        key = hashlib.sha256(identity.encode()).hexdigest()[:16]
         self.path = (directory or memory_dir()) / f"{key}.json"
 
     def notes(self) -> list[Note]:

@@ -225,18 +225,22 @@ def run_agent_job(
     context = _tool_context(
         settings, workspace, approvals, writer, on_progress, cancel=cancel, mcp_servers=mcp_servers
     )
-    offer_argument_choices(inner, context)
-    num_ctx = min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30)
-    agent, monitor = agent_builder(settings)(
-        robust,
-        context,
-        max_steps=settings.agent_max_steps,
-        num_ctx=num_ctx,
-        on_progress=on_progress,
-        cancel=cancel,
-        planning_interval=settings.agent_planning_interval,
-        extra_tools=job_subagents(settings, robust, context, num_ctx, on_progress, cancel),
-    )
+    try:  # building the agent starts the MCP servers: stop them if it fails
+        offer_argument_choices(inner, context)
+        num_ctx = min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30)
+        agent, monitor = agent_builder(settings)(
+            robust,
+            context,
+            max_steps=settings.agent_max_steps,
+            num_ctx=num_ctx,
+            on_progress=on_progress,
+            cancel=cancel,
+            planning_interval=settings.agent_planning_interval,
+            extra_tools=job_subagents(settings, robust, context, num_ctx, on_progress, cancel),
+        )
+    except BaseException:
+        context.close()
+        raise
     answer: Any = ""
     error: BaseException | None = None
     try:

@@ -39,6 +39,7 @@ from tools.approval_gate import ApprovalAsk, StoreGate
 log = logging.getLogger(__name__)
 
 APPLY, SHOW_DIFF, REJECT, RUN = "Apply", "Show diff", "Reject", "Run"
+KEEP = "Keep note"
 PREVIEW_APPROVER = "editor preview"
 
 PendingHook = Callable[[ApprovalRequest, ApprovalAsk], None]
@@ -100,7 +101,8 @@ class EditorApprovalGate:
 
     def _ask_user(self, request: ApprovalRequest, ask: ApprovalAsk) -> None:
         patch = ask.kind is ApprovalKind.PATCH
-        actions = [APPLY, SHOW_DIFF, REJECT] if patch else [RUN, REJECT]
+        yes = KEEP if ask.kind is ApprovalKind.MEMORY_NOTE else RUN
+        actions = [APPLY, SHOW_DIFF, REJECT] if patch else [yes, REJECT]
         detail = visible(shorten(ask.details, 160)) if ask.details else ""
         message = f"lsp-agent ({request.id}): {visible(ask.summary)}?" + (
             f"\n{detail}" if detail else ""
@@ -124,7 +126,7 @@ class EditorApprovalGate:
             return
         answer = future.result()
         title = getattr(answer, "title", None)
-        if title in (APPLY, RUN):
+        if title in (APPLY, RUN, KEEP):
             self.store.approve(request.id, by="editor dialog")
         elif title == SHOW_DIFF:
             self._show_diff(request, ask)

@@ -8,8 +8,8 @@
   for the check driver and the code runner;
 - `hardening`: the containers' confinement, in one place;
 - `image` and `image_builder`: the content-versioned image and its offline builder;
-- `repo_view` and `repo_secrets`: how a container sees the repository (as its owner,
-  copy-on-write, without secrets).
+- `repo_view`, `repo_secrets` and `git_view`: how a container sees the repository (as its
+  owner, copy-on-write, without secrets; its `.git` a new repository of HEAD alone).
 
 Outside this folder, import from `sandbox.docker` only.
 """

@@ -14,12 +14,15 @@ works in the next unused tree: nothing is copied, so a check costs the same on a
 repository. The anonymous volumes go with the container.
 
 *Secrets.* Before the mounts, each upper layer gets an empty file over every secret
-file (see sandbox/docker/repo_secrets.py) and git configs without credentials, so they are
-empty in the view while `git status` still works.
+file (see sandbox/docker/repo_secrets.py), so they are empty in the view. The view's `.git`
+is not the repository's: its object store holds every file ever committed (a `.env` committed
+once, a key in an old commit). Each tree gets its own copy-on-write view of a new repository
+with HEAD's tree alone, secrets at the empty blob (sandbox/docker/git_view.py), mounted over
+the tree's `.git`, so `git status` and `git diff` still work and no old object is there.
 
 *Copy mode* (when the engine cannot mount an overlay, e.g. Docker Desktop's VM): the
 repository is bind-mounted read-only at /workspace and copied per job as before; secret
-files are covered by read-only binds of an empty file, git configs by clean copies.
+files are covered by read-only binds of an empty file, `.git` by the new repository.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.docker.git_view import build_git_view, hand_over
 from sandbox.docker.hardening import WORKSPACE
 from sandbox.docker.repo_secrets import RepoScan, scan
 
@@ -68,6 +72,7 @@ class RepoView:
     mounts: list[dict[str, Any]] = field(default_factory=list)
     binds: dict[str, dict[str, str]] = field(default_factory=dict)
     scratch: Path | None = None
+    git_dir: Path | None = None  # the view's own `.git` (sandbox/docker/git_view.py)
 
     def close(self) -> None:
         """Remove the upper layers (after the container is gone)."""
@@ -85,6 +90,9 @@ def build_view(repo_root: Path, *, overlay: bool, trees: int = TREES) -> RepoVie
     view.scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
     os.chmod(view.scratch, 0o711)
     try:
+        view.git_dir = build_git_view(repo_root, view.scratch, view.user)
+        if view.git_dir is not None:
+            found.git_configs.clear()  # in the repository's .git, which the view replaces
         if overlay:
             _overlay_mounts(view, found)
         else:
@@ -134,26 +142,38 @@ def _overlay_mounts(view: RepoView, found: RepoScan) -> None:
         for config, text in found.git_configs.items():
             _write_file(view, upper, config, text)
         target = f"{TREE_ROOT}/tree-{index}"
-        options = f"lowerdir={view.repo_root},upperdir={upper},workdir={work}"
         view.tree_paths.append(target)
-        view.mounts.append(
-            {
-                "Target": target,
-                "Type": "volume",
-                "ReadOnly": False,
-                "VolumeOptions": {
-                    "DriverConfig": {
-                        "Name": "local",
-                        "Options": {"type": "overlay", "device": "overlay", "o": options},
-                    }
-                },
+        view.mounts.append(_overlay(target, view.repo_root, upper, work))
+        if view.git_dir is not None:  # the tree's .git: the view's repository, copy-on-write
+            git_upper = view.scratch / f"git-upper-{index}"
+            git_work = view.scratch / f"git-work-{index}"
+            for layer in (git_upper, git_work):
+                layer.mkdir()
+                hand_over(layer, view.user)
+            view.mounts.append(_overlay(f"{target}/.git", view.git_dir, git_upper, git_work))
+
+
+def _overlay(target: str, lower: Path, upper: Path, work: Path) -> dict[str, Any]:
+    """A `local` volume: an overlay of `lower` (read-only) and `upper`, mounted at `target`."""
+    options = f"lowerdir={lower},upperdir={upper},workdir={work}"
+    return {
+        "Target": target,
+        "Type": "volume",
+        "ReadOnly": False,
+        "VolumeOptions": {
+            "DriverConfig": {
+                "Name": "local",
+                "Options": {"type": "overlay", "device": "overlay", "o": options},
             }
-        )
+        },
+    }
 
 
 def _copy_binds(view: RepoView, found: RepoScan) -> None:
     assert view.scratch is not None
     view.binds[str(view.repo_root)] = {"bind": WORKSPACE, "mode": "ro"}
+    if view.git_dir is not None:
+        view.binds[str(view.git_dir)] = {"bind": f"{WORKSPACE}/.git", "mode": "ro"}
     covers = [(secret, "") for secret in found.secrets] + list(found.git_configs.items())
     for number, (relative, text) in enumerate(covers):
         source = view.scratch / f"cover-{number}"  # one file per bind: binds key by source

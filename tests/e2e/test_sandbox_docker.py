@@ -9,6 +9,7 @@ import pytest
 
 from sandbox import open_sandbox
 from sandbox.config import SandboxConfig
+from sandbox.docker import git_view
 from sandbox.docker_backend import DockerSandbox
 from sandbox.null_backend import NullSandbox
 from tests.repo_samples import BROKEN_CALC_DIFF as BROKEN
@@ -112,12 +113,14 @@ def test_container_is_created_with_every_hardening_option(box, tmp_repo, monkeyp
     assert host["UTSMode"] in ("", "private")
     assert host["IpcMode"] == "private"
     assert not host["Binds"]
-    trees = [mount for mount in host["Mounts"] if mount["Target"].startswith("/sandbox/tree-")]
-    assert len(trees) == len(host["Mounts"]) == 8
-    for mount in trees:  # copy-on-write views: the repository is the read-only lower layer
-        options = mount["VolumeOptions"]["DriverConfig"]["Options"]
-        assert options["type"] == "overlay"
-        assert options["o"].startswith(f"lowerdir={tmp_repo},upperdir=")
+    targets = [mount["Target"] for mount in host["Mounts"]]
+    trees = [f"/sandbox/tree-{index}" for index in range(8)]
+    assert sorted(targets) == sorted([*trees, *(f"{tree}/.git" for tree in trees)])
+    for mount in host["Mounts"]:  # copy-on-write views: the read-only lower layer is the
+        options = mount["VolumeOptions"]["DriverConfig"]["Options"]  # repository, or the
+        assert options["type"] == "overlay"  # view's own .git (sandbox/docker/git_view.py)
+        lower = f"{tmp_repo}," if mount["Target"] in trees else str(git_view.cache_dir())
+        assert options["o"].startswith(f"lowerdir={lower}"), options
     assert not any("docker.sock" in str(mount) for mount in info["Mounts"])
     assert host["AutoRemove"] is True
     assert config["User"] == "65534:65534"  # the repository belongs to root: nobody

@@ -22,7 +22,10 @@ PROBE = (
     "if [ -e /tmp/home/ran ]; then echo PAYLOAD-RAN; else echo CLEAN; fi"
 )
 
+# (the view's .git is not the repository's: sandbox/docker/git_view.py; the control puts the
+# repository's diff.external into it, as git would have read it from the repository's)
 UNHARDENED = (
+    "git config diff.external ./payload.sh && "
     "env -u GIT_CONFIG_COUNT git -c safe.directory='*' diff >/dev/null 2>&1; "
     "if [ -e /tmp/home/ran ]; then echo PAYLOAD-RAN; else echo CLEAN; fi"
 )

@@ -98,7 +98,7 @@ def test_secrets_are_empty_in_the_sandbox_while_git_works(tmp_path, sandbox_imag
         assert box.run(["git", "rev-parse", "HEAD"]).stdout.strip() == head
         status = box.run(["git", "status", "--porcelain"])
         assert status.ok, status.stderr
-        assert " M .env" in status.stdout  # emptied in the view, committed on the host
+        assert "M  .env" in status.stdout  # emptied in the view, committed on the host
         remote = box.run(["git", "remote", "-v"]).stdout
         assert "git.example.invalid/x/y.git" in remote and SECRET not in remote
         check = box.check_patch(
@@ -168,3 +168,39 @@ def test_views_leave_no_scratch_behind(tmp_repo, sandbox_image):
         assert box.run(["sh", "-c", "echo x > junk && rm pkg/calc.py"]).ok
         assert len(scratch() - already) == 1
     assert scratch() == already
+
+
+def test_committed_secrets_are_not_in_the_views_object_store(tmp_path, sandbox_image):
+    """Issue 28, finding 6: the view's `.git` holds HEAD's files without secrets, nothing
+    older; `git cat-file --batch` and every object in the store show no secret."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "app.py").write_text("print('hi')\n")
+    (repo / ".env").write_text(f"TOKEN={SECRET}\n")
+    (repo / "deploy.key").write_text(PRIVATE_KEY)
+    git_init(repo)
+    (repo / "deploy.key").unlink()  # removed since, still in the history
+    (repo / "app.py").write_text("print('hello')\n")
+    (repo / "app.py").chmod(0o666)  # writable by the view's user (nobody: a root-owned repo)
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@x.invalid", "commit", "-qam", "two")
+    head = git(repo, "rev-parse", "HEAD")
+    with open_docker(repo) as box:
+        probes = [
+            "echo HEAD:.env | git cat-file --batch",
+            "git show HEAD~1:deploy.key",
+            "git log -p --all",
+            "git cat-file --batch-all-objects --batch",
+            "git fsck --lost-found --unreachable >/dev/null 2>&1; cat .git/lost-found/*/* ",
+        ]
+        for probe in probes:
+            shown = box.run(["sh", "-c", probe + " 2>&1; echo END"])
+            assert SECRET not in shown.stdout and "PRIVATE KEY" not in shown.stdout, probe
+            assert shown.stdout.strip().endswith("END"), shown
+        assert box.run(["git", "rev-parse", "HEAD"]).stdout.strip() == head
+        status = box.run(["git", "status", "--porcelain"])
+        assert status.ok and status.stdout.split("\n")[0] == "M  .env", status
+        diff = box.run(["sh", "-c", "echo x >> app.py && git diff --stat"])
+        assert "app.py | 1 +" in diff.stdout, diff
+    # positive control: the repository's own store has both secrets
+    assert SECRET in git(repo, "cat-file", "-p", "HEAD:.env")
+    assert "PRIVATE KEY" in git(repo, "show", "HEAD~1:deploy.key")

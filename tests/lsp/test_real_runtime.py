@@ -236,3 +236,30 @@ async def test_workspace_memory_through_the_server(
     from lsp_agent.agent.memory import WorkspaceMemory
 
     assert WorkspaceMemory(workspace, data / "lsp-agent" / "memory").clear() == 1
+
+
+KEY_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB"
+
+
+async def test_a_search_does_not_show_an_open_buffers_private_key(
+    real_editor: EditorClient, workspace: Path, model: ScriptedOpenAIServer
+) -> None:
+    """Issue 28, finding 10: buffers were searched when their name was not sensitive, so an
+    unsaved private key in `notes.txt` came back line by line while `read_file` refused it."""
+    (workspace / "notes.txt").write_text("nothing here yet\n")
+    real_editor.open(
+        "notes.txt",
+        f"-----BEGIN OPENSSH PRIVATE KEY-----\n{KEY_BODY}\n-----END OPENSSH PRIVATE KEY-----\n",
+    )
+    model.set_turns(
+        [
+            {"tool": "rg_search", "arguments": {"pattern": "b3Blbn"}},
+            {"tool": "rg_search", "arguments": {"pattern": "AAAA", "glob": "*.txt"}},
+            {"final_answer": "searched"},
+        ]
+    )
+    started = await real_editor.run(task="search")
+    await job_end(real_editor, started["jobId"])
+    sent = json.dumps(model.chat_requests)
+    assert "b3Blbn" in sent  # the model's own pattern
+    assert KEY_BODY not in sent and KEY_BODY[6:26] not in sent, tool_results(model)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Collection
 from typing import Any
 
 import jsonschema
@@ -29,9 +30,16 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 _JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object"}
 
 
-def agent_tool_name(server: str, tool: str) -> str:
-    """`mcp_<server>_<tool>`: a Python identifier no built-in tool has."""
-    return (PREFIX + _UNSAFE.sub("_", f"{server}_{tool}"))[:MAX_NAME]
+def agent_tool_name(server: str, tool: str, taken: Collection[str] = ()) -> str:
+    """`mcp_<server>_<tool>`: a Python identifier no built-in tool has, and none in `taken`
+    (`a-b`/`add` and `a_b`/`add` would both be `mcp_a_b_add`: the second gets `_2`)."""
+    base = (PREFIX + _UNSAFE.sub("_", f"{server}_{tool}"))[:MAX_NAME]
+    name, number = base, 1
+    while name in taken:
+        number += 1
+        suffix = f"_{number}"
+        name = base[: MAX_NAME - len(suffix)] + suffix
+    return name
 
 
 def agent_inputs(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -68,13 +76,14 @@ class McpTool(AgentTool):
         connection: McpConnection,
         tool: mcp_types.Tool,
         cancel: threading.Event | None = None,
+        name: str | None = None,
     ) -> None:
         self.connection = connection
         self.spec: McpServerSpec = connection.spec
         self.mcp_name = tool.name
         self.schema: dict[str, Any] = dict(tool.inputSchema or {"type": "object"})
         self.cancel = cancel
-        self.name = agent_tool_name(self.spec.name, tool.name)
+        self.name = name or agent_tool_name(self.spec.name, tool.name)
         summary = " ".join((tool.description or tool.name).split())[:MAX_DESCRIPTION]
         self.description = f"[MCP {self.spec.name}] {summary}"
         self.inputs = agent_inputs(self.schema)
@@ -88,7 +97,7 @@ class McpTool(AgentTool):
             return None
         shown = json.dumps(_given(arguments), sort_keys=True, ensure_ascii=False)
         return ApprovalAsk(
-            kind=ApprovalKind.COMMAND,
+            kind=ApprovalKind.MCP_CALL,
             content=f"mcp {self.spec.name} {self.mcp_name} {shown}",
             summary=f"Call `{self.mcp_name}` of MCP server `{self.spec.name}` with {shown}",
             details=f'MCP server {self.spec.name!r} is not marked "trust": true in MCP_CONFIG.',

@@ -18,7 +18,7 @@ from pathlib import Path
 from tools.base import ToolContext
 from tools.mcp.config import McpServerSpec
 from tools.mcp.connection import McpConnection, McpServerError
-from tools.mcp.mcp_tool import McpTool
+from tools.mcp.mcp_tool import McpTool, agent_tool_name
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,7 @@ class McpToolbox:
                     continue
                 self.connections.append(connection)
         offered: list[McpTool] = []
+        names: set[str] = set()
         for connection in self.connections:
             for tool in connection.tools:
                 if not connection.spec.allows(tool.name):
@@ -69,7 +70,9 @@ class McpToolbox:
                         self.max_tools,
                     )
                     continue
-                offered.append(McpTool(context, connection, tool, self.cancel))
+                name = agent_tool_name(connection.spec.name, tool.name, names)
+                names.add(name)
+                offered.append(McpTool(context, connection, tool, self.cancel, name=name))
         return offered
 
     def close(self) -> None:

@@ -224,3 +224,24 @@ def test_audit_trail_records_who_what_when() -> None:
     assert trail[0].at == 1_700_000_000.0 and trail[1].at == 1_700_000_005.0
     assert all(e.content_hash == req.content_hash for e in trail)
     assert trail[0].detail == "edit x" and trail[0].kind == "patch"
+
+
+def test_an_always_rule_covers_its_own_kind_only(tmp_path):
+    """Issue 28, finding 8: "always allow" for an MCP call once covered a `run_cmd` of the
+    same text (the rule was keyed by text); a sandbox command's rule never covers a host run."""
+    store = ApprovalStore(rules_file=tmp_path / "rules.json")
+    text = 'mcp files add {"a": 1}'
+    req = store.request(ApprovalKind.MCP_CALL, text, workspace="/ws")
+    store.approve(req.id, always=True)
+    assert store.is_approved(ApprovalKind.MCP_CALL, text, workspace="/ws")
+    assert not store.is_approved(ApprovalKind.COMMAND, text, workspace="/ws")
+    again = ApprovalStore(rules_file=tmp_path / "rules.json")  # the file keeps the kind
+    answered = again.outcome(again.request(ApprovalKind.MCP_CALL, text, workspace="/ws").id)
+    assert answered is not None and answered.approved
+    assert again.outcome(again.request(ApprovalKind.COMMAND, text, workspace="/ws").id) is None
+    command = store.request(ApprovalKind.COMMAND, "pytest -q", workspace="/ws")
+    store.approve(command.id, always=True)
+    host = store.request(ApprovalKind.HOST_COMMAND, "pytest -q", workspace="/ws")
+    assert store.outcome(host.id) is None  # asked: the sandbox rule does not cover it
+    with pytest.raises(ValueError, match="always-rules"):
+        store.approve(host.id, always=True)

@@ -176,7 +176,7 @@ def test_untrusted_server_calls_ask_naming_server_tool_and_arguments(tmp_path: P
         out = json.loads(tools["mcp_t_add"].forward(a=1, b=2))
     assert out["error"] == "approval_rejected"
     [ask] = gate.asked
-    assert ask.kind is ApprovalKind.COMMAND
+    assert ask.kind is ApprovalKind.MCP_CALL
     assert "`add` of MCP server `t`" in ask.summary and '"a": 1' in ask.summary
 
 
@@ -194,3 +194,15 @@ def test_trusted_calls_run_and_bad_arguments_are_observations(tmp_path: Path) ->
     assert missing["error"] == "invalid_argument" and "'b'" in missing["message"]
     assert off_schema["error"] == "invalid_argument"
     assert "color: 'blue' is not one of ['red', 'green']" in off_schema["message"]
+
+
+def test_tool_names_that_collide_after_renaming_get_a_number() -> None:
+    from tools.mcp.mcp_tool import MAX_NAME, agent_tool_name
+
+    first = agent_tool_name("t-1", "add")
+    assert first == "mcp_t_1_add"
+    assert agent_tool_name("t_1", "add", {first}) == "mcp_t_1_add_2"
+    assert agent_tool_name("t_1", "add", {first, "mcp_t_1_add_2"}) == "mcp_t_1_add_3"
+    long = agent_tool_name("s", "x" * 80)
+    numbered = agent_tool_name("s", "x" * 80, {long})
+    assert len(long) == len(numbered) == MAX_NAME and numbered.endswith("_2")

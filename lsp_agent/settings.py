@@ -15,10 +15,11 @@ A bad value never stops the program: the field keeps its default and a `SettingE
 naming the key, the value and what is allowed is returned beside the settings, so the
 server can tell the editor and the CLI can print it.
 
-This module is a leaf: it imports nothing from the rest of the project at import time,
-so the front ends and the agent may read settings without pulling in pygls or models.
-`safety/` and `sandbox/` never read it: the sandbox gets its own config object from
-`Settings.sandbox_config()`, and `tools/` reads it only for typing (`ToolLimits`).
+This module imports nothing of the project at import time but the user scope and the
+sandbox's own key definitions (`sandbox.config`, cheap), so the front ends and the agent may
+read settings without pulling in pygls or models.
+Components never read it: each gets its own config object built here
+(`model_config()`, `telemetry_config()`, `tool_limits()`, `sandbox_config()`).
 """
 
 from __future__ import annotations
@@ -34,12 +35,15 @@ from dotenv import dotenv_values
 
 from safety.host_env import user_environ
 from safety.user_scope import TrustStore, user_config_file
+from sandbox.config import DEFAULT as SANDBOX_DEFAULT
+from sandbox.config import SandboxConfig, parse_backend, parse_text, parse_timeout_s
 
 if TYPE_CHECKING:
-    from sandbox.config import SandboxConfig
+    from lsp_agent.agent.telemetry import TelemetryConfig
+    from lsp_agent.models.config import ModelConfig
+    from tools.base import ToolLimits
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-SANDBOX_BACKENDS = ("auto", "docker", "local", "none")
 AGENT_TYPES = ("tool_calling", "code")
 TRUST_HINT = "run `lsp-agent trust {dir}` to trust this exact file"
 _TRUE = {"1", "true", "yes", "on"}
@@ -87,29 +91,26 @@ class _Invalid(ValueError):
     """Raised by a parser; the message says what is allowed."""
 
 
-def _int_in(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(raw: str) -> int:
+def _number_in(convert: Callable[[str], Any], what: str, lo: float, hi: float) -> Any:
+    def parse(raw: str) -> Any:
         try:
-            value = int(raw.strip())
+            value = convert(raw.strip())
         except ValueError:
-            raise _Invalid(f"a whole number from {lo} to {hi}") from None
-        if not lo <= value <= hi:
-            raise _Invalid(f"a whole number from {lo} to {hi}")
+            value = None
+        if value is None or not lo <= value <= hi:
+            raise _Invalid(f"{what} from {lo} to {hi}")
         return value
 
     return parse
 
 
-def _float_in(lo: float, hi: float) -> Callable[[str], float]:
-    def parse(raw: str) -> float:
-        try:
-            value = float(raw.strip())
-        except ValueError:
-            raise _Invalid(f"a number from {lo} to {hi}") from None
-        if not lo <= value <= hi:
-            raise _Invalid(f"a number from {lo} to {hi}")
-        return value
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    parse: Callable[[str], int] = _number_in(int, "a whole number", lo, hi)
+    return parse
 
+
+def _float_in(lo: float, hi: float) -> Callable[[str], float]:
+    parse: Callable[[str], float] = _number_in(float, "a number", lo, hi)
     return parse
 
 
@@ -228,20 +229,22 @@ class Settings:
     log_level: str = _field("INFO", _choice(LOG_LEVELS, upper=True), "Log level (to stderr).")
     suppress_warnings: bool = _field(True, _boolean, "Hide noisy library warnings.")
     sandbox_backend: str = _user(
-        "auto",
-        _choice(SANDBOX_BACKENDS),
+        SANDBOX_DEFAULT.backend,
+        parse_backend,
         "Where patches are checked: docker, local (no isolation), none; "
         "auto = docker when available, else no checks (never this machine).",
     )
     sandbox_image: str = _user(
-        "",
-        _text,
+        SANDBOX_DEFAULT.image,
+        parse_text,
         "Sandbox image; empty means the versioned image `lsp-agent sandbox build` makes.",
     )
-    sandbox_timeout_s: int = _user(30, _int_in(1, 3600), "Seconds one sandbox command may run.")
+    sandbox_timeout_s: int = _user(
+        int(SANDBOX_DEFAULT.timeout_s), parse_timeout_s, "Seconds one sandbox command may run."
+    )
     check_command: str = _user(
-        "",
-        _text,
+        SANDBOX_DEFAULT.check_command,
+        parse_text,
         "Command that checks a patch in the sandbox (e.g. `pytest -q`); empty = auto.",
     )
     policy_file: str = _user(
@@ -279,18 +282,41 @@ class Settings:
             Settings.env_key(f.name) for f in setting_fields() if f.metadata["user_only"]
         )
 
-    def effective_api_base(self) -> str:
-        """The URL the model is reached at, filling in the provider's default."""
-        if self.model_api_base:
-            return self.model_api_base
-        if self.model_id.startswith(("ollama/", "ollama_chat/")):
-            return "http://localhost:11434"
-        return ""
+    # ---- each component's own config object: components never read `Settings` --------------
+    def model_config(self) -> ModelConfig:
+        """The model boundary's config: the MODEL_* keys."""
+        from lsp_agent.models.config import ModelConfig
+
+        # The config's fields are the MODEL_* settings, by their own names.
+        names = [f.name for f in dataclasses.fields(ModelConfig)]
+        return ModelConfig(**{name: getattr(self, name) for name in names})
+
+    def telemetry_config(self) -> TelemetryConfig:
+        """Tracing's config: the PHOENIX_* keys."""
+        from lsp_agent.agent.telemetry import TelemetryConfig
+
+        return TelemetryConfig(
+            enabled=self.phoenix_enabled,
+            endpoint=self.phoenix_endpoint,
+            project=self.phoenix_project,
+        )
+
+    def tool_limits(self) -> ToolLimits:
+        """The tools' input and output bounds: VALIDATION_*, TRUNCATION_*, SANDBOX_TIMEOUT_S."""
+        from tools.base import ToolLimits
+
+        return ToolLimits(
+            max_input_chars=self.validation_max_chars,
+            max_input_lines=self.validation_max_lines,
+            max_line_range=self.validation_max_line_range,
+            max_output_chars=self.truncation_max_chars,
+            max_output_lines=self.truncation_max_lines,
+            max_list_items=self.truncation_max_list_items,
+            command_timeout_s=float(self.sandbox_timeout_s),
+        )
 
     def sandbox_config(self) -> SandboxConfig:
         """The sandbox's own config object, built from these settings."""
-        from sandbox.config import SandboxConfig
-
         return SandboxConfig(
             backend=self.sandbox_backend,
             image=self.sandbox_image,
@@ -340,7 +366,7 @@ def resolve(
             text = _as_text(raw_value)
             try:
                 values[name] = spec.metadata["parse"](text)
-            except _Invalid as exc:
+            except ValueError as exc:  # `_Invalid`, or the sandbox's parsers' ValueError
                 errors.append(SettingError(Settings.env_key(name), text, str(exc), source))
     start = base if base is not None else Settings()
     return dataclasses.replace(start, **values), errors

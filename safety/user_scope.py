@@ -42,9 +42,29 @@ def user_config_file(environ: Mapping[str, str]) -> Path | None:
     return None if base is None else base / CONFIG_NAME
 
 
+def data_dir(environ: Mapping[str, str] | None = None) -> Path | None:
+    """lsp-agent's data directory, the one place for what it keeps of the user's: the trusted
+    files, workspace memory, project environments, Phoenix's environment and data.
+    `$XDG_DATA_HOME/lsp-agent` (an absolute path), else `$HOME/.local/share/lsp-agent`; None
+    when neither is set (`environ` defaults to this process's environment)."""
+    from safety.host_env import user_environ
+
+    return _base_dir(
+        user_environ() if environ is None else environ, "XDG_DATA_HOME", ".local/share"
+    )
+
+
+def require_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """`data_dir()`, or an `OSError` that says why there is none."""
+    found = data_dir(environ)
+    if found is None:
+        raise OSError("neither XDG_DATA_HOME nor HOME is set: lsp-agent has no data directory")
+    return found
+
+
 def trust_store_file(environ: Mapping[str, str]) -> Path | None:
     """`$XDG_DATA_HOME/lsp-agent/trusted-env.json` (None when neither it nor HOME is set)."""
-    base = _base_dir(environ, "XDG_DATA_HOME", ".local/share")
+    base = data_dir(environ)
     return None if base is None else base / TRUST_NAME
 
 

@@ -92,6 +92,25 @@ def _cleared_by_content(sensitive: SensitiveRules, candidate: str, resolved: Pat
     return sensitive.content_clears(candidate, head)
 
 
+class NotRegularFile(OSError):
+    """A named pipe, socket or device where a file was expected: never read (a pipe with no
+    writer would block the reader for ever, beyond any cancel)."""
+
+
+def read_regular(path: str | os.PathLike[str], limit: int = -1) -> bytes:
+    """The bytes of the regular file at `path` (at most `limit`), or `NotRegularFile`.
+
+    Opened without blocking and checked on the open descriptor, so a file swapped for a
+    named pipe after a check cannot block the read either."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a named pipe" if stat.S_ISFIFO(mode) else "not a regular file"
+            raise NotRegularFile(f"{os.fspath(path)} is {kind}")
+        return handle.read(limit)
+
+
 def file_problem(resolved: Path) -> str | None:
     """Why an existing regular file must not be touched, judged by the file itself."""
     try:
@@ -103,8 +122,7 @@ def file_problem(resolved: Path) -> str | None:
     if info.st_nlink > 1:
         return f"it has {info.st_nlink} hard links, so it may be a file outside the workspace"
     try:
-        with open(resolved, "rb") as handle:
-            head = handle.read(CONTENT_SNIFF_BYTES)
+        head = read_regular(resolved, CONTENT_SNIFF_BYTES)
     except OSError:
         return None
     if contains_private_key(head.decode("latin-1")):

@@ -1,15 +1,18 @@
-"""`SandboxConfig`: the four settings the sandbox reads, and how to read them from the user.
+"""`SandboxConfig`: the four settings the sandbox reads, each parsed by the one rule here.
 
-The agent runtime builds one from its settings (`lsp_agent.settings.Settings.sandbox_config`).
-With no config, `open_sandbox` uses `SandboxConfig.from_user_scope()`: the user's
-environment and user config file (`~/.config/lsp-agent/config.env`), never a repository's
-`.env` (an opened repository is untrusted and must not choose where code runs).
+`SANDBOX_BACKEND`, `SANDBOX_IMAGE`, `SANDBOX_TIMEOUT_S` and `CHECK_COMMAND`: their defaults
+and parsers (`SANDBOX_KEYS`) are defined here and nowhere else; `lsp_agent.settings.Settings`
+declares its four sandbox fields with them and builds the config with
+`Settings.sandbox_config()`. With no config, `open_sandbox` uses
+`SandboxConfig.from_user_scope()`: the user's environment and user config file
+(`~/.config/lsp-agent/config.env`), never a repository's `.env` (an opened repository is
+untrusted and must not choose where code runs).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from dotenv import dotenv_values
@@ -20,7 +23,29 @@ from safety.user_scope import user_config_file
 logger = logging.getLogger(__name__)
 
 BACKENDS = ("auto", "docker", "local", "none")
-TIMEOUT_RANGE = (1.0, 3600.0)
+TIMEOUT_RANGE = (1, 3600)
+
+
+def parse_backend(raw: str) -> str:
+    """SANDBOX_BACKEND: one of `BACKENDS` (any case). Raises ValueError naming them."""
+    text = raw.strip().lower()
+    if text not in BACKENDS:
+        raise ValueError("one of " + ", ".join(BACKENDS))
+    return text
+
+
+def parse_timeout_s(raw: str) -> int:
+    """SANDBOX_TIMEOUT_S: whole seconds within `TIMEOUT_RANGE`. Raises ValueError."""
+    low, high = TIMEOUT_RANGE
+    text = raw.strip()
+    if text.isascii() and text.isdigit() and low <= int(text) <= high:
+        return int(text)
+    raise ValueError(f"a whole number from {low} to {high}")
+
+
+def parse_text(raw: str) -> str:
+    """SANDBOX_IMAGE, CHECK_COMMAND: any text, trimmed."""
+    return raw.strip()
 
 
 @dataclass(frozen=True)
@@ -44,7 +69,7 @@ class SandboxConfig:
             raise ValueError(f"sandbox backend {self.backend!r} is not one of {BACKENDS}")
         low, high = TIMEOUT_RANGE
         if not low <= float(self.timeout_s) <= high:
-            raise ValueError(f"sandbox timeout {self.timeout_s} is not in {low:g}..{high:g} s")
+            raise ValueError(f"sandbox timeout {self.timeout_s} is not in {low}..{high} s")
 
     @classmethod
     def from_user_scope(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:
@@ -59,29 +84,26 @@ class SandboxConfig:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> SandboxConfig:
-        """SANDBOX_BACKEND, SANDBOX_IMAGE, SANDBOX_TIMEOUT_S and CHECK_COMMAND from `environ`.
-
-        A bad value keeps the default and is logged (it never stops the program).
-        """
+        """The four keys from `environ`. A bad value keeps the default and is logged (it
+        never stops the program)."""
         env = user_environ() if environ is None else environ
-        default = cls()
-        backend = env.get("SANDBOX_BACKEND", default.backend).strip().lower() or default.backend
-        if backend not in BACKENDS:
-            logger.warning("SANDBOX_BACKEND=%r is not one of %s; using auto", backend, BACKENDS)
-            backend = default.backend
-        timeout_s = default.timeout_s
-        raw_timeout = env.get("SANDBOX_TIMEOUT_S", "").strip()
-        if raw_timeout:
+        values: dict[str, object] = {}
+        for name, (key, parse) in SANDBOX_KEYS.items():
+            raw = env.get(key)
+            if raw is None:
+                continue
             try:
-                timeout_s = float(raw_timeout)
-            except ValueError:
-                timeout_s = -1.0
-            if not TIMEOUT_RANGE[0] <= timeout_s <= TIMEOUT_RANGE[1]:
-                logger.warning("SANDBOX_TIMEOUT_S=%r is not a number of seconds", raw_timeout)
-                timeout_s = default.timeout_s
-        return cls(
-            backend=backend,
-            image=env.get("SANDBOX_IMAGE", "").strip(),
-            timeout_s=timeout_s,
-            check_command=env.get("CHECK_COMMAND", "").strip(),
-        )
+                values[name] = parse(raw)
+            except ValueError as exc:
+                logger.warning("%s=%r is not valid: expected %s; using the default", key, raw, exc)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+DEFAULT = SandboxConfig()
+# Field -> (key, parser): the one definition of the sandbox's settings.
+SANDBOX_KEYS: dict[str, tuple[str, Callable[[str], object]]] = {
+    "backend": ("SANDBOX_BACKEND", parse_backend),
+    "image": ("SANDBOX_IMAGE", parse_text),
+    "timeout_s": ("SANDBOX_TIMEOUT_S", parse_timeout_s),
+    "check_command": ("CHECK_COMMAND", parse_text),
+}

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import tracing
-from sandbox.checks import COPY_EXCLUDES, DriverBackedSandbox, SandboxUnavailable
+from sandbox.checks import DriverBackedSandbox, SandboxUnavailable
 from sandbox.config import SandboxConfig
 from sandbox.docker import (
     NODE_MODULES_MOUNT,
@@ -30,6 +30,7 @@ from sandbox.docker import (
     EngineError,
     ProjectMounts,
 )
+from sandbox.project import SKIPPED_DIRS
 from sandbox.project_envs import ready_mounts
 
 logger = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ class DockerSandbox(DriverBackedSandbox):
         return {
             "source": WORKSPACE,
             "work": WORK_COPY,
-            "excludes": list(COPY_EXCLUDES),
+            "excludes": sorted(SKIPPED_DIRS),
             "copy_hint": _COPY_HINT,
             "junit_path": JUNIT_PATH,
             "node_modules": NODE_MODULES_MOUNT,

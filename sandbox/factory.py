@@ -6,11 +6,13 @@ import logging
 from pathlib import Path
 
 from sandbox import tracing
+from sandbox.checks import DriverBackedSandbox
 from sandbox.config import SandboxConfig
 from sandbox.docker import BUILD_HINT, ContainerEngine, EngineError, EngineNotLocal, image_tag
 from sandbox.docker_backend import DockerSandbox
 from sandbox.local_backend import HostApproval, LocalSandbox
 from sandbox.null_backend import NullSandbox
+from sandbox.project import ProjectProfile
 from sandbox.protocol import Sandbox
 
 logger = logging.getLogger(__name__)
@@ -24,6 +26,7 @@ def open_sandbox(
     *,
     engine: ContainerEngine | None = None,
     host_approval: HostApproval | None = None,
+    profile: ProjectProfile | None = None,
 ) -> Sandbox:
     """A sandbox for `repo_root`; use it as a context manager.
 
@@ -35,6 +38,8 @@ def open_sandbox(
     its engine and image are there, else no sandbox: never the host). `engine`
     replaces the Docker engine (tests). `host_approval` asks the user before each command
     the local backend would run on this machine (without it, nothing runs there).
+    `profile` is the job's project profile: what checks a patch (else the sandbox makes
+    one on its first check).
     """
     root = Path(repo_root).resolve()
     if not root.is_dir():
@@ -43,6 +48,8 @@ def open_sandbox(
     with tracing.span("open", requested=config.backend) as span:
         sandbox = _open(root, config, engine, host_approval)
         tracing.set_attributes(span, backend=sandbox.backend)
+    if isinstance(sandbox, DriverBackedSandbox):
+        sandbox.profile = profile
     return sandbox
 
 

@@ -26,8 +26,9 @@ from typing import Any, Protocol
 from safety import host_process
 from safety.git_hardening import hardened_git_env
 from sandbox import tracing
-from sandbox.checks import COPY_EXCLUDES, DriverBackedSandbox, run_job
+from sandbox.checks import DriverBackedSandbox, run_job
 from sandbox.config import SandboxConfig
+from sandbox.project import SKIPPED_DIRS
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ class LocalSandbox(DriverBackedSandbox):
         return {
             "source": str(self.repo_root),
             "work": str(self._scratch / "work"),
-            "excludes": list(COPY_EXCLUDES),
+            "excludes": sorted(SKIPPED_DIRS),
             "env": env,
             "junit_path": str(self._scratch / "junit.xml"),
         }

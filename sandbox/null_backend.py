@@ -20,7 +20,7 @@ from safety.unified_diff import (
     vet_overlay,
 )
 from sandbox import tracing
-from sandbox.protocol import ContextManaged, PatchCheck, RunResult
+from sandbox.protocol import Command, ContextManaged, PatchCheck, RunResult, Texts
 
 logger = logging.getLogger(__name__)
 
@@ -47,10 +47,7 @@ class NullSandbox(ContextManaged):
             )
 
     def check_patch(
-        self,
-        diff: str,
-        check_command: Sequence[str] | None = None,
-        overlay: Mapping[str, str] | None = None,
+        self, diff: str, check_command: Command = None, overlay: Texts = None
     ) -> PatchCheck:
         started = time.monotonic()
         with tracing.span("check_patch", backend=self.backend, available=False) as span:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from types import TracebackType
 from typing import Any, Protocol, Self, runtime_checkable
+
+Command = Sequence[str] | None  # a check command as argv; None: the project's own
+Texts = Mapping[str, str] | None  # relative path -> text laid over the repository
 
 
 @dataclass(frozen=True)
@@ -142,10 +144,7 @@ class Sandbox(Protocol):
         ...
 
     def check_patch(
-        self,
-        diff: str,
-        check_command: Sequence[str] | None = None,
-        overlay: Mapping[str, str] | None = None,
+        self, diff: str, check_command: Command = None, overlay: Texts = None
     ) -> PatchCheck:
         """Apply `diff` to a copy of the repository and run the check command there.
 
@@ -159,12 +158,7 @@ class Sandbox(Protocol):
 
     def __enter__(self) -> Self: ...
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
+    def __exit__(self, *exc: object) -> None: ...
 
 
 class ContextManaged:
@@ -176,10 +170,5 @@ class ContextManaged:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.checks.driver_steps import run_job
-from sandbox.docker.engine import ChannelBroken, ChannelTimeout, EngineError, ProjectMounts
+from sandbox.docker.engine import (
+    ChannelBroken,
+    ChannelTimeout,
+    EngineError,
+    Job,
+    Mounts,
+    ProjectMounts,
+)
 from sandbox.local_backend import host_command
 
 _ids = itertools.count(1)
@@ -100,13 +107,8 @@ class FakeEngine:
         return channel
 
     def run_once(
-        self,
-        repo_root: Path,
-        image: str,
-        job: dict[str, Any],
-        timeout_s: float,
-        project_env: ProjectMounts | None = None,
-    ) -> dict[str, Any]:
+        self, repo_root: Path, image: str, job: Job, timeout_s: float, project_env: Mounts = None
+    ) -> Job:
         channel = self.start_driver(repo_root, image)
         try:
             return channel.request(job, timeout_s)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from sandbox.protocol import PatchCheck, RunResult
+from sandbox.protocol import Command, PatchCheck, RunResult, Texts
 
 
 class FakeSandbox:
@@ -28,10 +28,7 @@ class FakeSandbox:
         return self.run_result or RunResult(0, "ran\n", "", False, 0.01, self.backend)
 
     def check_patch(
-        self,
-        diff: str,
-        check_command: Sequence[str] | None = None,
-        overlay: Mapping[str, str] | None = None,
+        self, diff: str, check_command: Command = None, overlay: Texts = None
     ) -> PatchCheck:
         self.checks.append({"diff": diff, "check_command": check_command, "overlay": overlay})
         output = "" if self.check_passed is not False else "FAILED tests/test_calc.py::test_add"

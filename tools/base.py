@@ -20,8 +20,9 @@ from smolagents import Tool
 from safety.errors import ErrorType, ToolError
 from safety.policy import CommandPolicy
 from safety.run_state import AgentState
+from sandbox.project import ProjectProfile
 from tools.approval_gate import ApprovalAsk, ApprovalGate, RejectAll
-from tools.patches import DiskPatchWriter, PatchStore, PatchWriter
+from tools.patches import PatchStore, PatchWriter
 
 __all__ = ["AgentTool", "ApprovalAsk", "ToolContext", "ToolFailure", "ToolLimits"]
 from tools.workspace import Workspace
@@ -29,7 +30,6 @@ from tools.workspace import Workspace
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
-    from lsp_agent.settings import Settings
     from sandbox.protocol import Sandbox
     from tools.mcp import McpToolbox
     from tools.memory_tool import NoteStore
@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ToolLimits:
-    """Input and output bounds (the VALIDATION_* and TRUNCATION_* settings)."""
+    """Input and output bounds (the VALIDATION_* and TRUNCATION_* settings; built by
+    `Settings.tool_limits()`)."""
 
     max_input_chars: int = 5000
     max_input_lines: int = 200
@@ -47,51 +48,35 @@ class ToolLimits:
     max_list_items: int = 100
     command_timeout_s: float = 30.0
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ToolLimits:
-        return cls(
-            max_input_chars=settings.validation_max_chars,
-            max_input_lines=settings.validation_max_lines,
-            max_line_range=settings.validation_max_line_range,
-            max_output_chars=settings.truncation_max_chars,
-            max_output_lines=settings.truncation_max_lines,
-            max_list_items=settings.truncation_max_list_items,
-            command_timeout_s=float(settings.sandbox_timeout_s),
-        )
-
 
 @dataclass
 class ToolContext:
-    """Everything the tools of one agent session share. Built by the agent runtime."""
+    """Everything the tools of one agent session share. Built by the agent runtime.
+
+    `writer` writes approved patches and `sandbox_factory` opens the session's sandbox: both
+    are the front end's and the runtime's choice, so both are required (nothing falls back
+    to writing the disk or opening a sandbox of its own); so is `project`, the job's one
+    answer about its repository (`sandbox.project`)."""
 
     workspace: Workspace
+    writer: PatchWriter
+    sandbox_factory: Callable[[], Sandbox]
+    project: ProjectProfile  # the job's answers about its repository (check command, ...)
     limits: ToolLimits = field(default_factory=ToolLimits)
     policy: CommandPolicy = field(default_factory=CommandPolicy)
     approvals: ApprovalGate = field(default_factory=RejectAll)
     state: AgentState = field(default_factory=AgentState)
     patches: PatchStore = field(default_factory=PatchStore)
-    writer: PatchWriter | None = None
-    sandbox_factory: Callable[[], Sandbox] | None = None
-    check_command: list[str] | None = None
     tracer: Tracer | None = None
     on_tool_call: Callable[[str, dict[str, Any]], None] | None = None  # progress hook
     memory: NoteStore | None = None  # workspace memory (AGENT_MEMORY); None = off
     mcp: McpToolbox | None = None  # the job's MCP servers (MCP_CONFIG); None = none
     _sandbox: Sandbox | None = None
 
-    def __post_init__(self) -> None:
-        if self.writer is None:
-            self.writer = DiskPatchWriter(self.workspace.root)
-
     def sandbox(self) -> Sandbox:
         """The session's sandbox, opened on first use (lazily: Docker start is not free)."""
         if self._sandbox is None:
-            if self.sandbox_factory is None:
-                from sandbox import open_sandbox
-
-                self._sandbox = open_sandbox(self.workspace.root)
-            else:
-                self._sandbox = self.sandbox_factory()
+            self._sandbox = self.sandbox_factory()
         return self._sandbox
 
     def close(self) -> None:
@@ -119,12 +104,14 @@ class AgentTool(Tool):  # type: ignore[misc]
     """Base of our tools: holds the context and declares what the wrapper must check.
 
     `path_inputs` name the arguments validated as workspace paths; `command_input` names
-    the argument judged by the command policy; `approval_for()` says what a call needs
+    the argument judged by the command policy; `read_only` says the tool only reads the
+    repository (files, git) and changes nothing; `approval_for()` says what a call needs
     approved (beyond REQUIRE_APPROVAL commands, which the wrapper handles itself).
     """
 
     path_inputs: ClassVar[tuple[str, ...]] = ()
     command_input: ClassVar[str | None] = None
+    read_only: ClassVar[bool] = False  # only reads the repository (the explorer gets these)
     output_type = "string"
 
     def __init__(self, context: ToolContext) -> None:

@@ -12,6 +12,7 @@ import shlex
 from typing import Any
 
 from safety.errors import ErrorType
+from sandbox.project import AUTO_CHECK_COMMAND
 from tools.base import AgentTool, ToolFailure
 
 TAIL_LINES = 60
@@ -74,10 +75,9 @@ class RunTests(CommandToolBase):
         return super().command_of(arguments) or self.default_command()
 
     def default_command(self) -> str:
-        configured = self.context.check_command
-        if configured:
-            return shlex.join(configured)
-        return "python -m pytest -q"
+        """The project's check command (CHECK_COMMAND, else the automatic rule: `npm test`
+        for a Node project); pytest when the project has none."""
+        return shlex.join(self.context.project.check_command or AUTO_CHECK_COMMAND)
 
     def forward(self, command: str | None = None) -> dict[str, Any]:
         reply = self.run_shell(command or self.default_command())

@@ -21,7 +21,14 @@ from safety.input_validation import validate_input_size
 from safety.secret_redaction import redact_secrets
 from safety.sensitive import DEFAULT_SENSITIVE
 from safety.truncation import list_truncation_note, truncate_list
-from safety.validation import ValidationError, validate_glob, validate_line_range, validate_path
+from safety.validation import (
+    NotRegularFile,
+    ValidationError,
+    read_regular,
+    validate_glob,
+    validate_line_range,
+    validate_path,
+)
 from tools.base import AgentTool, ToolFailure, ToolLimits
 from tools.git_repo import repo_head_summary
 from tools.workspace import NotTextError, Workspace
@@ -62,7 +69,7 @@ def canonical_path(workspace: Workspace, path: str) -> str:
     return resolved.relative_to(workspace.root).as_posix()
 
 
-def split_lines(text: str) -> list[str]:
+def text_lines(text: str) -> list[str]:
     """Lines split on ``\\n`` only (as editors, git and ripgrep count), without ``\\r``."""
     if not text:
         return []
@@ -215,6 +222,13 @@ def read_workspace_text(workspace: Workspace, path: str) -> tuple[str, str]:
             "Work with other files; this one is not readable.",
             path=path,
         ) from None
+    except NotRegularFile as exc:
+        raise ToolFailure(
+            ErrorType.INVALID_PATH,
+            f"{canon} cannot be read: {str(exc).rsplit(' is ', 1)[-1]}, not a file.",
+            "Work with the repository's regular files instead.",
+            path=path,
+        ) from None
 
 
 def unsaved_documents(workspace: Workspace) -> list[str]:
@@ -224,7 +238,7 @@ def unsaved_documents(workspace: Workspace) -> list[str]:
         if is_sensitive(path):
             continue
         try:
-            on_disk = validate_path(workspace.root, path).read_bytes()
+            on_disk = read_regular(validate_path(workspace.root, path))
         except (ValidationError, OSError):
             changed.append(path)
             continue
@@ -279,6 +293,7 @@ def check_pattern(value: object, limits: ToolLimits, hint: str) -> str:
 # ---- repo_info ---------------------------------------------------------------------------
 class RepoInfo(AgentTool):
     name = "repo_info"
+    read_only = True
     description = "Overview of the repository: branch, files, file types, test command."
     inputs: dict[str, dict[str, object]] = {}
 
@@ -290,7 +305,7 @@ class RepoInfo(AgentTool):
         lines.append("Top level: " + (_top_level(files) or "(empty)"))
         if files:
             lines.append("File types: " + _extensions(files))
-        lines.append("Test command (guessed): " + _guess_test_command(files))
+        lines.append("Test command: " + self.context.project.describe_check())
         unsaved = unsaved_documents(workspace)
         shown = f": {', '.join(unsaved[:10])}" if unsaved else ""
         lines.append(f"Open editor documents with unsaved changes: {len(unsaved)}{shown}")
@@ -319,31 +334,10 @@ def _extensions(files: Sequence[str]) -> str:
     return ", ".join(f"{ext} {count}" for ext, count in top)
 
 
-def _guess_test_command(files: Sequence[str]) -> str:
-    names = {p.rsplit("/", 1)[-1] for p in files}
-    top = {p.split("/", 1)[0] for p in files}
-    if (
-        "tests" in top
-        or "test" in top
-        or any(re.fullmatch(r"test_.*\.py|.*_test\.py", n) for n in names)
-        or "conftest.py" in names
-        or "pytest.ini" in names
-    ):
-        return "pytest"
-    if "Cargo.toml" in top:
-        return "cargo test"
-    if "go.mod" in top:
-        return "go test ./..."
-    if "package.json" in top:
-        return "npm test"
-    if "Makefile" in top:
-        return "make test"
-    return "unknown (no tests found)"
-
-
 # ---- list_files ----------------------------------------------------------------------------
 class ListFiles(AgentTool):
     name = "list_files"
+    read_only = True
     description = "List files matching a glob pattern ('*.py' matches at any depth)."
     inputs = {
         "pattern": {"type": "string", "description": "Glob pattern."},
@@ -368,6 +362,7 @@ class ListFiles(AgentTool):
 # ---- read_file -----------------------------------------------------------------------------
 class ReadFile(AgentTool):
     name = "read_file"
+    read_only = True
     description = "Read a file, or only lines start_line to end_line."
     inputs = {
         "path": PATH_INPUT,
@@ -387,7 +382,7 @@ class ReadFile(AgentTool):
     def forward(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
         limits = self.context.limits
         canon, text = read_workspace_text(self.context.workspace, path)
-        lines = split_lines(text)
+        lines = text_lines(text)
         total = len(lines)
         if total == 0:
             return f"{canon} (empty file, 0 lines)"
@@ -444,6 +439,7 @@ def render_lines(
 # ---- read_file_snippet -----------------------------------------------------------------------
 class ReadFileSnippet(AgentTool):
     name = "read_file_snippet"
+    read_only = True
     description = "Show the lines of a file matching a regex, with context."
     inputs = {
         "path": PATH_INPUT,
@@ -479,7 +475,7 @@ class ReadFileSnippet(AgentTool):
         canon, text = read_workspace_text(self.context.workspace, canon)
         # matched as the model will see it: a pattern matching only inside a redacted
         # secret finds nothing (no oracle for the secret, one character a call)
-        lines = split_lines(redact_secrets(text))
+        lines = text_lines(redact_secrets(text))
         hits = [i for i, line in enumerate(lines) if regex.search(line)]
         if not hits:
             notes.insert(0, f"No lines in {canon} match {pattern!r} ({len(lines)} lines).")

@@ -57,6 +57,7 @@ def _timeout(tool: AgentTool) -> float:
 # ---- git_status -----------------------------------------------------------------------------
 class GitStatus(AgentTool):
     name = "git_status"
+    read_only = True
     description = "Show the git branch and changed files."
     inputs: dict[str, dict[str, object]] = {}
 
@@ -122,6 +123,7 @@ class GitStatus(AgentTool):
 # ---- git_diff -------------------------------------------------------------------------------
 class GitDiff(AgentTool):
     name = "git_diff"
+    read_only = True
     description = "Show the git diff of files on disk against HEAD."
     inputs = {
         "path": {
@@ -222,6 +224,7 @@ def cut_diff(diff: str, files: Sequence[str], max_chars: int, max_lines: int) ->
 # ---- git_log --------------------------------------------------------------------------------
 class GitLog(AgentTool):
     name = "git_log"
+    read_only = True
     description = "List recent commits."
     inputs = {
         "n": {

@@ -48,7 +48,6 @@ class PatchToolBase(AgentTool):
             sandbox = self.context.sandbox()
             return sandbox.check_patch(
                 result.diff,
-                check_command=self.context.check_command,
                 overlay=dict(self.context.workspace.open_documents()),
             )
         except Exception:  # the sandbox is ours: log the bug, carry on without a check

@@ -30,11 +30,15 @@ TOOL_CLASSES: tuple[type[AgentTool], ...] = (
 TOOL_NAMES = tuple(str(cls.name) for cls in TOOL_CLASSES)
 
 
-def build_tools(context: ToolContext) -> list[InstrumentedTool]:
+def build_tools(context: ToolContext, *, read_only: bool = False) -> list[InstrumentedTool]:
     """Every tool, bound to `context` and wrapped (`remember` only when memory is on), then
-    the tools of the job's MCP servers (this starts them)."""
-    classes = TOOL_CLASSES + ((Remember,) if context.memory is not None else ())
+    the tools of the job's MCP servers (this starts them). `read_only=True`: only the tools
+    that just read the repository (no MCP tools: what they do is not known)."""
+    if read_only:
+        classes = tuple(cls for cls in TOOL_CLASSES if cls.read_only)
+    else:
+        classes = TOOL_CLASSES + ((Remember,) if context.memory is not None else ())
     tools: list[AgentTool] = [cls(context) for cls in classes]
-    if context.mcp is not None:
+    if context.mcp is not None and not read_only:
         tools.extend(context.mcp.tools(context))
     return [InstrumentedTool(tool, context) for tool in tools]

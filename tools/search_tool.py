@@ -35,7 +35,7 @@ from tools.file_tools import (
     format_list,
     is_sensitive,
     plural,
-    split_lines,
+    text_lines,
     visible_files,
 )
 from tools.workspace import SKIPPED_DIRS, NotTextError, Workspace
@@ -93,7 +93,7 @@ def search_text(regex: re.Pattern[str], path: str, text: str, rows: list[Row]) -
     if contains_private_key(text):
         return
     found = 0
-    for number, line in enumerate(split_lines(text), 1):
+    for number, line in enumerate(text_lines(text), 1):
         seen = as_seen(regex, line) if regex.search(line) else None
         if seen is not None:
             rows.append((path, number, clip_line(seen)))
@@ -251,6 +251,7 @@ def ripgrep_search(
 
 class RgSearch(AgentTool):
     name = "rg_search"
+    read_only = True
     description = "Search file contents with a regex. Returns path:line: text."
     inputs = {
         "pattern": {"type": "string", "description": "Regex."},

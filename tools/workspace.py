@@ -20,9 +20,11 @@ from typing import Protocol, runtime_checkable
 
 from safety import host_process
 from safety.host_env import user_environ
-from safety.validation import validate_path
+from safety.validation import read_regular, validate_path
+from sandbox.project import SKIPPED_DIRS, walk_files
 
-SKIPPED_DIRS: frozenset[str] = frozenset({".git", "node_modules", ".venv", "__pycache__"})
+__all__ = ["SKIPPED_DIRS", "DiskWorkspace", "NotTextError", "OverlayWorkspace", "Workspace"]
+
 _FILTER_KEYS = ("clean", "smudge", "process")
 GIT_TIMEOUT_S = 20.0
 
@@ -105,7 +107,7 @@ class DiskWorkspace:
         if path.is_dir():
             raise IsADirectoryError(f"{rel_path} is a directory, not a file")
         try:
-            data = path.read_bytes()
+            data = read_regular(path)  # a named pipe is refused, never waited on
         except FileNotFoundError:
             raise FileNotFoundError(f"{rel_path} does not exist") from None
         return decode_text(data, rel_path)
@@ -246,13 +248,3 @@ def git_listed_files(root: Path) -> list[str] | None:
         return None
     names = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
     return sorted({name for name in names if name})
-
-
-def walk_files(root: Path) -> list[str]:
-    """Every file under ``root``, skipping VCS, virtualenv and cache directories."""
-    found: list[str] = []
-    for current, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
-        base = Path(current).relative_to(root)
-        found.extend((base / name).as_posix() for name in files)
-    return sorted(found)

@@ -3,7 +3,8 @@
 `Method not found`).
 
 Capabilities are declared as they are: no `session/load`, text and embedded-context
-prompts only, no MCP transports beyond stdio entries that are recorded but not yet used.
+prompts only (an embedded file shown as `read_file` would: `embedded_context`), MCP servers
+over stdio only (offered untrusted: tools/mcp, lsp_agent/acp/session.py).
 A version-2 front end would reuse `AcpSession` and the host pieces; only this module and
 `files` (v2 drops the client file-system methods) speak version-1 specifics.
 """
@@ -15,6 +16,7 @@ import logging
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 from acp import RequestError
 from acp.schema import (
@@ -29,9 +31,11 @@ from acp.schema import (
 
 from lsp_agent import __version__
 from lsp_agent.acp.client_calls import ClientCalls, ClientConnection, FileAccess
-from lsp_agent.acp.session import AcpSession, JobRunner, PromptBusy, load_runtime
-from lsp_agent.settings import load_settings
+from lsp_agent.acp.session import JOB_CLIENT, AcpSession, JobRunner, PromptBusy, load_runtime
+from lsp_agent.agent.preflight import preflight
 from safety.approvals import ApprovalStore
+from safety.secret_redaction import contains_private_key, redact_secrets
+from safety.sensitive import DEFAULT_SENSITIVE
 
 log = logging.getLogger(__name__)
 
@@ -46,13 +50,23 @@ def prompt_text(blocks: list[Any]) -> str:
         if kind == "text":
             parts.append(str(block.text))
         elif kind == "resource":
-            resource = block.resource
-            text = getattr(resource, "text", None)
-            if text is not None:
-                parts.append(f"Context from {resource.uri}:\n{text}")
+            parts.append(embedded_context(block.resource))
         elif kind == "resource_link":
             parts.append(f"(see {block.uri})")
     return "\n\n".join(part for part in parts if part.strip())
+
+
+def embedded_context(resource: Any) -> str:
+    """An embedded file as the model may see it: a sensitive file (by name, or holding a
+    private key) is not shown, and secrets in the rest are redacted, as `read_file` would."""
+    text = getattr(resource, "text", None)
+    if text is None:
+        return ""
+    uri = str(resource.uri)
+    path = unquote(urlparse(uri).path) if uri.startswith("file:") else uri
+    if DEFAULT_SENSITIVE.match(path) is not None or contains_private_key(text):
+        return f"(Context from {uri} is not shown: it is a sensitive file.)"
+    return f"Context from {uri}:\n{redact_secrets(text)}"
 
 
 def _mcp_entry(server: Any) -> dict[str, Any]:
@@ -115,9 +129,10 @@ class LspAgentAcp:
                 {"details": f"cwd must be an absolute path to a directory: {cwd}"}
             )
         root = root.resolve()
-        settings, errors = await asyncio.to_thread(load_settings, workspace=root)
-        for error in errors:
-            log.warning("acp: setting ignored: %s", error)
+        prepared = await asyncio.to_thread(preflight, root, client=JOB_CLIENT)
+        for notice in prepared.notices:
+            log.warning("acp: %s", notice)
+        settings = prepared.settings
         servers = [_mcp_entry(server) for server in mcp_servers or []]
         if servers:
             names = ", ".join(str(s.get("name", "?")) for s in servers)
@@ -132,6 +147,7 @@ class LspAgentAcp:
             root=root,
             settings=settings,
             store=self.store,
+            notices=prepared.notices,
             mcp_servers=servers,
         )
         self.sessions[session.id] = session

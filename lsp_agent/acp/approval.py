@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import KW_ONLY, dataclass
 from typing import Final, Literal
 
 from acp.helpers import text_block, tool_content, update_tool_call
@@ -57,28 +58,21 @@ def permission_options(kind: ApprovalKind) -> list[PermissionOption]:
     return options
 
 
+@dataclass(eq=False)
 class AcpApprovalGate:
     """The `ApprovalGate` of one prompt: asks the client, records the answer in the store."""
 
-    def __init__(
-        self,
-        store: ApprovalStore,
-        client: ClientCalls,
-        tracker: ToolCallTracker,
-        workspace: Workspace,
-        cancel: threading.Event,
-        *,
-        timeout_s: float = 600.0,
-    ) -> None:
-        self.store = store
-        self.client = client
-        self.tracker = tracker
-        self.workspace = workspace
-        self.cancel = cancel
-        self.timeout_s = timeout_s
-        self._gate = StoreGate(
-            store, self._present, timeout_s=timeout_s, workspace=str(workspace.root)
-        )
+    store: ApprovalStore
+    client: ClientCalls
+    tracker: ToolCallTracker
+    workspace: Workspace
+    cancel: threading.Event
+    _: KW_ONLY
+    timeout_s: float = 600.0
+
+    def __post_init__(self) -> None:
+        root = str(self.workspace.root)
+        self._gate = StoreGate(self.store, self._present, timeout_s=self.timeout_s, workspace=root)
 
     def ask(self, ask: ApprovalAsk) -> Outcome:
         if self.cancel.is_set():

@@ -66,20 +66,14 @@ class FileAccess:
     write: bool = False
 
 
+@dataclass(eq=False)
 class ClientCalls:
     """Calls from the job thread to the client of one session."""
 
-    def __init__(
-        self,
-        connection: ClientConnection,
-        loop: asyncio.AbstractEventLoop,
-        session_id: str,
-        files: FileAccess,
-    ) -> None:
-        self.connection = connection
-        self.loop = loop
-        self.session_id = session_id
-        self.files = files
+    connection: ClientConnection
+    loop: asyncio.AbstractEventLoop
+    session_id: str
+    files: FileAccess
 
     def _submit(self, call: Coroutine[Any, Any, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(call, self.loop)

@@ -1,11 +1,12 @@
 """One ACP session: a workspace root, its settings, and one prompt (agent job) at a time.
 
-`session/new` gives the cwd: the workspace root, whose settings are read with the same
-loader (scopes and trust rules) as the language server's. A prompt runs the shared
-runtime in a worker thread with this session's gate, writer and workspace; its progress
-becomes session updates. `session/cancel` sets the job's cancel event: no further model
-call starts, nothing more is written, and the prompt answers `cancelled` once the job
-has stopped and its last updates are sent.
+`session/new` gives the cwd: the workspace root, whose settings and notices come from the
+job preflight every front end shares (`lsp_agent.agent.preflight`); the notices are told at
+the start of the session's first prompt, as agent message text. A prompt runs one
+`JobRequest` through the shared runner in a worker thread with this session's gate, writer
+and workspace; its progress becomes session updates. `session/cancel` sets the job's cancel
+event: no further model call starts, nothing more is written, and the prompt answers
+`cancelled` once the job has stopped and its last updates are sent.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from acp.helpers import update_agent_message_text
 
@@ -24,10 +25,12 @@ from lsp_agent.acp.approval import AcpApprovalGate
 from lsp_agent.acp.client_calls import ClientCalls
 from lsp_agent.acp.files import ClientPatchWriter, ClientWorkspace
 from lsp_agent.acp.tool_updates import ToolCallTracker
-from lsp_agent.agent.job_types import JobResult, JobStatus
+from lsp_agent.agent.job_types import ClientInfo, JobRequest, JobResult, JobStatus, Notice
 from lsp_agent.settings import Settings
 from safety.approvals import ApprovalStore
-from tools.mcp import McpServerSpec
+
+if TYPE_CHECKING:
+    from tools.mcp import McpServerSpec
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +45,15 @@ STOP_REASONS: dict[JobStatus, StopReason] = {
 HISTORY_TURNS = 3
 HISTORY_CHARS = 600
 
-JobRunner = Callable[..., JobResult]
+JobRunner = Callable[[JobRequest], JobResult]
+JOB_CLIENT = ClientInfo("acp")
 
 
 def client_mcp_specs(servers: list[dict[str, Any]]) -> tuple[McpServerSpec, ...]:
     """The client's stdio MCP servers as specs, never trusted: each call asks first (the
     user's own servers, like `MCP_CONFIG` entries without `"trust": true`)."""
+    from tools.mcp import McpServerSpec  # the mcp SDK: only when a prompt runs
+
     specs = []
     for entry in servers:
         command = entry.get("command")
@@ -67,9 +73,9 @@ def client_mcp_specs(servers: list[dict[str, Any]]) -> tuple[McpServerSpec, ...]
 
 def load_runtime() -> JobRunner:
     """The real agent runtime (imports smolagents and LiteLLM: only when a prompt runs)."""
-    from lsp_agent.agent.runtime import run_agent_job
+    from lsp_agent.agent.runtime import run_job
 
-    return run_agent_job
+    return run_job
 
 
 class PromptBusy(RuntimeError):
@@ -102,6 +108,7 @@ class AcpSession:
     root: Path
     settings: Settings
     store: ApprovalStore
+    notices: tuple[Notice, ...] = ()  # the preflight's, told at the first prompt
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     history: list[tuple[str, str]] = field(default_factory=list)
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -128,24 +135,24 @@ class AcpSession:
         """Run one prompt to its end in this (worker) thread; the stop reason to answer."""
         cancel = self.cancel
         tracker = ToolCallTracker(client, self.root)
+        for notice in self.notices:
+            tracker.tell(notice.text)
+        self.notices = ()
         try:
             workspace = ClientWorkspace(self.root, client)
             gate = AcpApprovalGate(self.store, client, tracker, workspace, cancel)
-            writer = ClientPatchWriter(workspace, client, cancel)
-            extra: dict[str, Any] = {}
-            specs = client_mcp_specs(self.mcp_servers)
-            if specs:
-                extra["mcp_servers"] = specs
-            result = runner(
+            request = JobRequest(
                 self.task_text(prompt),
-                settings=self.settings,
-                workspace=workspace,
+                self.settings,
+                workspace,
                 approvals=gate,
-                writer=writer,
-                on_progress=tracker.on_progress,
+                writer=ClientPatchWriter(workspace, client, cancel),
+                progress=tracker.on_progress,
                 cancel=cancel,
-                **extra,
+                client=JOB_CLIENT,
+                tool_servers=client_mcp_specs(self.mcp_servers),
             )
+            result = runner(request)
         except ValueError as exc:  # the workspace root is gone or not a directory
             result = JobResult("failed", error=str(exc))
         except Exception as exc:  # the runtime reports every ending; this is a bug

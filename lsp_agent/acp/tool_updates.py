@@ -5,11 +5,13 @@ The runtime reports a `tool` event when a call starts (name and arguments) and a
 event when the step ends (its observation in one line, and whether it failed). Calls to
 `final_answer` are not shown as tool calls: the answer becomes the agent's message. A `plan`
 event (AGENT_PLANNING_INTERVAL) becomes a `plan` update, one entry per line; the explorer's
-own steps (`subagent` events) stay inside its one `explorer` tool call.
+own steps (`subagent` events) stay inside its one `explorer` tool call. A `notice` event
+(traces are off, for one) is told as agent message text.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +20,7 @@ from acp.helpers import (
     start_tool_call,
     text_block,
     tool_content,
+    update_agent_message_text,
     update_plan,
     update_tool_call,
 )
@@ -25,6 +28,8 @@ from acp.schema import ToolCallLocation
 
 from lsp_agent.acp.client_calls import ClientCalls
 from lsp_agent.agent.job_types import ProgressEvent
+
+log = logging.getLogger(__name__)
 
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
@@ -82,6 +87,13 @@ class ToolCallTracker:
         elif event.kind == "plan" and event.ok:  # AGENT_PLANNING_INTERVAL: the agent's plan
             entries = [plan_entry(line.strip()) for line in event.message.splitlines()]
             self.client.update(update_plan([entry for entry in entries if entry.content]))
+        elif event.kind == "notice":
+            log.warning("%s", event.message)
+            self.tell(event.message)
+
+    def tell(self, notice: str) -> None:
+        """A notice for the user, as a line of agent message text."""
+        self.client.update(update_agent_message_text(f"lsp-agent: {notice}\n"))
 
     def _start(self, name: str, arguments: dict[str, Any]) -> None:
         self._count += 1

@@ -3,11 +3,12 @@
 The main agent is offered one more tool, `explorer(task)`. Like every tool it is wrapped in
 `InstrumentedTool` (validated, policy-checked, traced as `tool_wrapped.explorer`, recorded
 for loop detection). Calling it runs a second `LspAgent` on the same model
-(`agent.factory.build_agent`) with:
+(the one builder, `agent.factory.build_agent`) with:
 
-- read-only tools only (`EXPLORER_TOOLS`: repo_info, list_files, rg_search, read_file,
-  read_file_snippet, git_status, git_diff, git_log), each wrapped too: no patch, apply,
-  command, memory or MCP tool exists for it, and its context has no sandbox;
+- the registry's read-only tools only (`build_tools(read_only=True)`: repo_info, list_files,
+  rg_search, read_file, read_file_snippet, git_status, git_diff, git_log), each wrapped
+  too: no patch, apply, command, memory or MCP tool exists for it, and its context has no
+  sandbox;
 - its own step limit (`EXPLORER_MAX_STEPS`, at most the job's), run state (step count,
   loop detection) and context budget, and a short system prompt of its own;
 - the job's cancel event: its step monitor interrupts it within one step;
@@ -24,36 +25,21 @@ recovery hint; the main agent carries on.
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lsp_agent.agent.job_types import ProgressEvent
 from safety.errors import ErrorType
 from safety.run_state import AgentState
 from tools.base import AgentTool, ToolContext, ToolFailure
-from tools.file_tools import ListFiles, ReadFile, ReadFileSnippet, RepoInfo
-from tools.git_tools import GitDiff, GitLog, GitStatus
-from tools.instrumented import InstrumentedTool
-from tools.search_tool import RgSearch
+from tools.registry import build_tools
 
 if TYPE_CHECKING:
-    from lsp_agent.settings import Settings
+    from lsp_agent.agent.factory import AgentRun
     from sandbox.protocol import Sandbox
 
 log = logging.getLogger(__name__)
 
 NAME = "explorer"
-EXPLORER_TOOLS: tuple[type[AgentTool], ...] = (
-    RepoInfo,
-    ListFiles,
-    RgSearch,
-    ReadFile,
-    ReadFileSnippet,
-    GitStatus,
-    GitDiff,
-    GitLog,
-)
 EXPLORER_MAX_STEPS = 8
 ANSWER_MAX_CHARS = 2000
 EXPLORER_PROMPT = (
@@ -82,24 +68,12 @@ class Explorer(AgentTool):
     }
     output_type = "string"
 
-    def __init__(
-        self,
-        context: ToolContext,
-        *,
-        model: Any,
-        num_ctx: int,
-        max_steps: int,
-        on_progress: Callable[[ProgressEvent], None],
-        cancel: threading.Event,
-        parent_max_steps: int,
-    ) -> None:
-        self.model = model
-        self.num_ctx = num_ctx
+    def __init__(self, job: AgentRun, max_steps: int) -> None:
+        """The explorer of the job `job` describes (its model, context window, progress
+        and cancel), with a step limit of its own."""
+        self.job = job
         self.max_steps = max_steps
-        self.on_progress = on_progress
-        self.cancel = cancel
-        self.parent_max_steps = parent_max_steps
-        super().__init__(context)
+        super().__init__(job.context)
 
     def forward(self, task: str) -> str:
         if not task.strip():
@@ -108,26 +82,21 @@ class Explorer(AgentTool):
                 "explorer needs a task: the question to answer",
                 'Call explorer(task="where is <name> defined and what calls it?").',
             )
-        if self.cancel.is_set():
+        if self.job.cancel.is_set():
             raise ToolFailure(ErrorType.INTERNAL_ERROR, "the job was cancelled", "Stop here.")
         from smolagents.utils import AgentError
 
-        from lsp_agent.agent.factory import build_agent
+        from lsp_agent.agent.factory import AgentRun, build_agent
 
         sub = self.sub_context()
-        tools = [InstrumentedTool(cls(sub), sub) for cls in EXPLORER_TOOLS]
-        agent, monitor = build_agent(
-            self.model,
-            sub,
-            max_steps=self.max_steps,
-            num_ctx=self.num_ctx,
-            on_progress=self.report,
-            cancel=self.cancel,
-            tools=tools,
-            system_prompt=EXPLORER_PROMPT,
+        job = self.job
+        run = AgentRun(job.model, sub, self.max_steps, job.num_ctx, self.report, job.cancel)
+        built = build_agent(
+            run, tools=build_tools(sub, read_only=True), system_prompt=EXPLORER_PROMPT
         )
+        monitor = built.monitor
         try:
-            answer = agent.run(task, max_steps=self.max_steps)
+            answer = built.agent.run(task, max_steps=self.max_steps)
         except AgentError as exc:  # interrupted: cancel or a loop stop
             raise self._failure(sub, exc) from None
         except Exception as exc:  # a bug: logged, and the main agent goes on without it
@@ -138,6 +107,7 @@ class Explorer(AgentTool):
                 NARROWER,
             ) from None
         finally:
+            built.close()
             sub.close()
         text = str(answer if answer is not None else "").strip()
         if len(text) > ANSWER_MAX_CHARS:
@@ -151,7 +121,7 @@ class Explorer(AgentTool):
         return f"Explorer's answer ({steps} steps):\n{text}"
 
     def _failure(self, sub: ToolContext, exc: Exception) -> ToolFailure:
-        if self.cancel.is_set():
+        if self.job.cancel.is_set():
             return ToolFailure(ErrorType.INTERNAL_ERROR, "the job was cancelled", "Stop here.")
         signal = sub.state.stop_signal
         if signal is not None:
@@ -183,6 +153,7 @@ class Explorer(AgentTool):
             state=AgentState(max_steps=self.max_steps + 1),
             writer=parent.writer,
             sandbox_factory=no_sandbox,
+            project=parent.project,
             tracer=parent.tracer,
             on_tool_call=tool_started,
         )
@@ -196,11 +167,11 @@ class Explorer(AgentTool):
             line += f" · {event.message}" if event.message else ""
         else:
             line = f"{NAME}: {event.message}"
-        step = min(self.context.state.step + 1, self.parent_max_steps)
-        self.on_progress(
+        step = min(self.context.state.step + 1, self.job.max_steps)
+        self.job.progress(
             ProgressEvent(
                 step,
-                self.parent_max_steps,
+                self.job.max_steps,
                 NAME,
                 line,
                 "subagent",
@@ -210,30 +181,13 @@ class Explorer(AgentTool):
         )
 
 
-def subagent_tools(
-    settings: Settings,
-    model: Any,
-    context: ToolContext,
-    *,
-    num_ctx: int,
-    on_progress: Callable[[ProgressEvent], None],
-    cancel: threading.Event,
-) -> list[AgentTool]:
-    """The helper agents the job offers as tools (`AGENT_SUBAGENTS`), unwrapped."""
+def subagent_tools(names: tuple[str, ...], run: AgentRun) -> list[AgentTool]:
+    """The helper agents (`AGENT_SUBAGENTS`) the job offers as tools, unwrapped; each builds
+    its agent from the job's `run` (same model, context window, progress and cancel)."""
     tools: list[AgentTool] = []
-    for name in settings.agent_subagents:
+    for name in names:
         if name != NAME:
             log.warning("AGENT_SUBAGENTS: unknown helper agent %r (known: %s)", name, NAME)
             continue
-        tools.append(
-            Explorer(
-                context,
-                model=model,
-                num_ctx=num_ctx,
-                max_steps=min(EXPLORER_MAX_STEPS, settings.agent_max_steps),
-                on_progress=on_progress,
-                cancel=cancel,
-                parent_max_steps=settings.agent_max_steps,
-            )
-        )
+        tools.append(Explorer(run, max_steps=min(EXPLORER_MAX_STEPS, run.max_steps)))
     return tools

@@ -1,22 +1,67 @@
-"""What an agent job reports and returns: the contract between the runtime and its hosts.
+"""The job contract: what a front end hands the runtime, and what it gets back.
 
-The language server, the headless CLI and the demo all run jobs through
-`lsp_agent.agent.runtime.run_agent_job(...)` (blocking; run it off the event loop) and see
-them through these types only.
+Every front end (the language server, the ACP agent, `lsp-agent run`, the demo through the
+server, the compliance benchmark) runs a job the same way:
+
+    prepared = preflight(root, client=ClientInfo("cli"))   # settings + notices to show
+    result = run_job(JobRequest(task, prepared.settings, workspace, approvals, writer, ...))
+
+`run_job` (`lsp_agent.agent.runtime`) blocks — run it off the event loop — and never raises
+for model or tool problems: every ending is a `JobResult`. While it runs, the request's
+`progress` callback receives `ProgressEvent`s, including `notice` events (something the
+user should know, such as traces being off). `Notice`s are rendered by each front end in
+its own way (an editor message, an agent-panel message, a terminal line).
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-# What a session learnt about its model server's parameters; hosts keep one per session and
-# pass it to every job (re-exported so front ends need not import `lsp_agent.models`).
-from lsp_agent.models.capabilities import CapabilityMemory
+if TYPE_CHECKING:
+    from lsp_agent.settings import Settings
+    from tools.approval_gate import ApprovalGate
+    from tools.mcp import McpServerSpec
+    from tools.patches import PatchWriter
+    from tools.workspace import Workspace
 
-__all__ = ["CapabilityMemory", "JobResult", "JobStatus", "ProgressEvent"]
+__all__ = [
+    "ClientInfo",
+    "JobRequest",
+    "JobResult",
+    "JobStatus",
+    "Notice",
+    "NoticeKind",
+    "ProgressEvent",
+]
 
 JobStatus = Literal["answered", "max_steps", "cancelled", "stopped", "failed"]
+NoticeKind = Literal["setting", "ignored_setting", "policy", "approvals", "tracing"]
+Approvals = Literal["ask", "approve_all", "reject_all"]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should be told once: a setting that fell back to its default, a
+    security key an untrusted workspace file tried to set, a workspace policy rule that was
+    refused, approvals nobody can answer, traces being off."""
+
+    kind: NoticeKind
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class ClientInfo:
+    """The front end a job runs for: its name (logs, traces) and how approvals are answered
+    (`ask`: a person answers; `approve_all`: `--yes`; `reject_all`: nobody can answer)."""
+
+    name: str = "cli"
+    approvals: Approvals = "ask"
 
 
 @dataclass(frozen=True)
@@ -27,13 +72,39 @@ class ProgressEvent:
     max_steps: int
     tool: str | None
     message: str
-    kind: Literal["step", "tool", "approval", "info", "plan", "subagent"] = "step"
+    kind: Literal["step", "tool", "approval", "info", "plan", "subagent", "notice"] = "step"
     """`plan`: the message is the agent's current plan (AGENT_PLANNING_INTERVAL); `subagent`:
-    a step or tool call of a helper agent (the explorer), labelled in the message."""
+    a step or tool call of a helper agent (the explorer), labelled in the message; `notice`:
+    a `Notice`'s text, to be shown as the front end shows notices."""
     arguments: dict[str, Any] = field(default_factory=dict)
     """For a `tool` event: the call's arguments (a front end may show the path it reads)."""
     ok: bool = True
     """For a `step` event: False when the step's tool call failed (an error observation)."""
+
+
+def _ignore(event: ProgressEvent) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """One job: the task and everything the front end lends it.
+
+    `approvals` asks the user (or answers for them), `writer` writes approved patches,
+    `workspace` reads files (the editor's buffers, the client's files, or the disk).
+    `tool_servers` are MCP servers the front end offers beside the user's `MCP_CONFIG`
+    (an ACP client's). `model` replaces the model `settings` name (tests, benchmarks)."""
+
+    task: str
+    settings: Settings
+    workspace: Workspace
+    approvals: ApprovalGate
+    writer: PatchWriter
+    progress: Callable[[ProgressEvent], None] = _ignore
+    cancel: threading.Event = field(default_factory=threading.Event)
+    client: ClientInfo = field(default_factory=ClientInfo)
+    tool_servers: tuple[McpServerSpec, ...] = ()
+    model: Any = None
 
 
 @dataclass(frozen=True)

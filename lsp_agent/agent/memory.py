@@ -25,18 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
-from safety.host_env import user_environ
 from safety.secret_redaction import redact_secrets
+from safety.user_scope import require_data_dir
 
 MAX_NOTES = 50
 PROMPT_TOKENS = 300
 
 
 def memory_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the notes of every workspace live."""
-    env = user_environ() if environ is None else environ
-    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local/share")
-    return Path(base) / "lsp-agent" / "memory"
+    """Where the notes of every workspace live (in lsp-agent's data directory)."""
+    return require_data_dir(environ) / "memory"
 
 
 def workspace_identity(root: Path) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from smolagents.memory import PlanningStep
@@ -83,22 +84,11 @@ class PlanReplyLimit(Model):  # type: ignore[misc]
         self.inner = inner
         self.max_tokens = max_tokens
 
-    def generate(
-        self,
-        messages: list[ChatMessage | dict[str, Any]],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        kwargs["max_tokens"] = min(int(kwargs.get("max_tokens", self.max_tokens)), self.max_tokens)
-        reply: ChatMessage = self.inner.generate(
-            messages,
-            stop_sequences=stop_sequences,
-            response_format=response_format,
-            tools_to_call_from=tools_to_call_from,
-            **kwargs,
-        )
+    def generate(self, messages: list[ChatMessage | dict[str, Any]], **options: Any) -> ChatMessage:
+        """`inner.generate` with the same options (smolagents passes them by keyword), the
+        reply's `max_tokens` capped."""
+        limit = min(int(options.get("max_tokens", self.max_tokens)), self.max_tokens)
+        reply: ChatMessage = self.inner.generate(messages, **{**options, "max_tokens": limit})
         return reply
 
 
@@ -135,25 +125,21 @@ def clean_plan(text: str, limit: int) -> str:
     return plan
 
 
+@dataclass(eq=False)
 class PlanMonitor:
     """The `PlanningStep` callback: short plan in memory, in the budget, shown to the user."""
 
-    def __init__(
-        self,
-        on_progress: Callable[[ProgressEvent], None],
-        cancel: threading.Event,
-        max_steps: int,
-        budget: ContextBudget,
-        messages: Callable[[Any], list[ChatMessage]],
-    ) -> None:
-        self.on_progress = on_progress
-        self.cancel = cancel
-        self.max_steps = max_steps
-        self.budget = budget
-        self.messages = messages
-        self.char_limit = plan_char_limit(budget.budget_tokens)
-        self.latest = ""
-        self.plans = 0
+    on_progress: Callable[[ProgressEvent], None]
+    cancel: threading.Event
+    max_steps: int
+    budget: ContextBudget
+    messages: Callable[[Any], list[ChatMessage]]
+    latest: str = field(default="", init=False)  # the last good plan
+    plans: int = field(default=0, init=False)
+
+    @property
+    def char_limit(self) -> int:
+        return plan_char_limit(self.budget.budget_tokens)
 
     def __call__(self, step: PlanningStep, agent: Any) -> None:
         raw = message_text(step.model_output_message.content)

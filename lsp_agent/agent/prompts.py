@@ -25,20 +25,26 @@ FINAL_ANSWER_PRE = (
 FINAL_ANSWER_POST = "The task was:\n{{task}}\n\nWrite the final answer now, in plain text."
 
 
-def small_model_templates() -> dict[str, Any]:
-    """smolagents PromptTemplates with our system prompt and short max-steps messages."""
+def agent_templates(smolagents_file: str, system_prompt: str) -> dict[str, Any]:
+    """smolagents' PromptTemplates of `smolagents_file` (`toolcalling_agent.yaml`,
+    `code_agent.yaml`) with `system_prompt` and our short max-steps messages."""
     text = (
         importlib.resources.files("smolagents.prompts")
-        .joinpath("toolcalling_agent.yaml")
+        .joinpath(smolagents_file)
         .read_text(encoding="utf-8")
     )
     templates: dict[str, Any] = yaml.safe_load(text)
-    templates["system_prompt"] = SYSTEM_PROMPT
+    templates["system_prompt"] = system_prompt
     templates["final_answer"] = {
         "pre_messages": FINAL_ANSWER_PRE,
         "post_messages": FINAL_ANSWER_POST,
     }
     return templates
+
+
+def small_model_templates() -> dict[str, Any]:
+    """The tool-calling agent's templates: our system prompt, short max-steps messages."""
+    return agent_templates("toolcalling_agent.yaml", SYSTEM_PROMPT)
 
 
 def step_notes(step: int, max_steps: int, patches: str, next_step: str = "") -> str:

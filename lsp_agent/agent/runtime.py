@@ -1,123 +1,34 @@
-"""Run one agent job: the entry point shared by the language server, `run` and `demo`.
+"""The one job runner: `run_job(JobRequest) -> JobResult`, for every front end.
 
-`run_agent_job` blocks (hosts run it off their event loop) and never raises for model or
-tool problems: every ending — final answer, max steps, cancel, loop stop, a model that
-cannot be reached — is a `JobResult`. Bugs are logged with their traceback and reported
-as `failed`.
+The language server, the ACP agent, `lsp-agent run` and the compliance benchmark all call
+`run_job` (see `job_types` for the contract). It blocks (hosts run it off their event loop)
+and never raises for model or tool problems: every ending — final answer, max steps, cancel,
+loop stop, a model that cannot be reached — is a `JobResult`. Bugs are logged with their
+traceback and reported as `failed`.
+
+A job: tracing set up (once per process, `services`), the model ready (`models.factory`), the
+tools' context (workspace, policy, run state, sandbox, the front end's gate and writer, MCP
+servers, memory), the agent built in the mode AGENT_TYPE names (`factory.build_agent`), run,
+and everything it opened closed again.
 """
 
 from __future__ import annotations
 
 import logging
-import shlex
-import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lsp_agent.agent.job_types import JobResult, JobStatus, ProgressEvent
+from lsp_agent.agent.job_types import JobRequest, JobResult, JobStatus, ProgressEvent
 from lsp_agent.logging_setup import quiet_third_party_imports
-from lsp_agent.settings import Settings
 from safety.host_env import restore_process_environ
-from tools.approval_gate import ApprovalGate
-from tools.patches import PatchWriter
-from tools.workspace import Workspace
+from tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from lsp_agent.models.capabilities import CapabilityMemory
-    from tools.base import ToolContext
+    from lsp_agent.agent.factory import BuiltAgent
+    from lsp_agent.models.robust import RobustModel
 
 log = logging.getLogger(__name__)
-
-
-def _tool_context(
-    settings: Settings,
-    workspace: Workspace,
-    approvals: ApprovalGate,
-    writer: PatchWriter,
-    on_progress: Callable[[ProgressEvent], None],
-    *,
-    cancel: threading.Event | None = None,
-    mcp_servers: tuple[Any, ...] = (),
-) -> Any:
-    from lsp_agent.agent.memory import WorkspaceMemory
-    from safety.policy import CommandPolicy
-    from safety.run_state import AgentState
-    from sandbox import open_sandbox
-    from tools.approval_gate import HostCommandApproval
-    from tools.base import ToolContext, ToolLimits
-
-    state = AgentState(max_steps=settings.agent_max_steps + 1)
-
-    def tool_started(name: str, arguments: dict[str, Any]) -> None:
-        on_progress(
-            ProgressEvent(
-                min(state.step + 1, settings.agent_max_steps),
-                settings.agent_max_steps,
-                name,
-                f"running {name}",
-                "tool",
-                arguments=dict(arguments),
-            )
-        )
-
-    return ToolContext(
-        workspace=workspace,
-        limits=ToolLimits.from_settings(settings),
-        policy=CommandPolicy(
-            workspace_root=workspace.root, policy_file=settings.policy_file or None
-        ),
-        approvals=approvals,
-        state=state,
-        writer=writer,
-        sandbox_factory=lambda: open_sandbox(
-            workspace.root, settings.sandbox_config(), host_approval=HostCommandApproval(approvals)
-        ),
-        check_command=shlex.split(settings.check_command) or None,
-        on_tool_call=tool_started,
-        memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
-        mcp=mcp_toolbox(settings, workspace.root, cancel, mcp_servers),
-    )
-
-
-def mcp_toolbox(
-    settings: Settings,
-    root: Path,
-    cancel: threading.Event | None,
-    extra: tuple[Any, ...] = (),
-) -> Any:
-    """The job's MCP servers: the user's `MCP_CONFIG` and the front end's `extra` specs
-    (ACP clients pass theirs), or None. A bad file is logged; the job goes on without it."""
-    if not settings.mcp_config and not extra:
-        return None
-    from tools.mcp import McpConfigError, McpToolbox, load_mcp_config
-
-    try:
-        specs = load_mcp_config(settings.mcp_config)
-    except McpConfigError as exc:
-        log.warning("%s; no MCP tools from it in this job", exc)
-        specs = []
-    specs = [*specs, *extra]
-    return McpToolbox(specs, root, cancel=cancel) if specs else None
-
-
-def offer_argument_choices(model: Any, context: ToolContext) -> None:
-    """Models that constrain arguments (the embedded one) get the repository's paths and
-    the run's patch ids, asked afresh for every reply."""
-    if not hasattr(model, "argument_choices"):
-        return
-    from lsp_agent.models.embedded.model import repository_paths
-
-    root = context.workspace.root
-
-    def choices() -> dict[str, list[str]]:
-        return {
-            "path": repository_paths(root),
-            "patch_id": [patch.id for patch in context.patches.all()],
-        }
-
-    model.argument_choices = choices
 
 
 def step_limit_message(max_steps: int) -> str:
@@ -129,38 +40,83 @@ def step_limit_message(max_steps: int) -> str:
     )
 
 
-def agent_builder(settings: Settings) -> Callable[..., Any]:
-    """`build_agent`, or code mode's builder when AGENT_TYPE=code (which falls back to
-    `build_agent` itself when model code cannot run in Docker)."""
-    if settings.agent_type == "code":
-        from lsp_agent.agent.code_agent import code_agent_builder
+def job_context(request: JobRequest) -> ToolContext:
+    """The tools' context of one job, from the request and its settings."""
+    from lsp_agent.agent.memory import WorkspaceMemory
+    from safety.policy import CommandPolicy
+    from safety.run_state import AgentState
+    from sandbox import open_sandbox
+    from sandbox.project import project_profile
+    from tools.approval_gate import HostCommandApproval
 
-        return code_agent_builder(settings.sandbox_config())
-    from lsp_agent.agent.factory import build_agent
+    settings, workspace, progress = request.settings, request.workspace, request.progress
+    state = AgentState(max_steps=settings.agent_max_steps + 1)
 
-    return build_agent
+    def tool_started(name: str, arguments: dict[str, Any]) -> None:
+        step = min(state.step + 1, settings.agent_max_steps)
+        progress(
+            ProgressEvent(
+                step, settings.agent_max_steps, name, f"running {name}", "tool", dict(arguments)
+            )
+        )
 
-
-def job_subagents(  # noqa: PLR0917 (the job's parts, passed on as they are)
-    settings: Settings,
-    model: Any,
-    context: ToolContext,
-    num_ctx: int,
-    on_progress: Callable[[ProgressEvent], None],
-    cancel: threading.Event,
-) -> list[Any]:
-    """The helper agents (AGENT_SUBAGENTS) the job offers as tools, unwrapped."""
-    from lsp_agent.agent.explorer import subagent_tools
-
-    return subagent_tools(
-        settings, model, context, num_ctx=num_ctx, on_progress=on_progress, cancel=cancel
+    sandbox = settings.sandbox_config()
+    host_approval = HostCommandApproval(request.approvals)
+    # One answer per repository fact for the whole job: the tools and the sandbox read it.
+    profile = project_profile(workspace.root, settings.check_command, workspace.list_files())
+    return ToolContext(
+        workspace=workspace,
+        writer=request.writer,
+        sandbox_factory=lambda: open_sandbox(
+            workspace.root, sandbox, host_approval=host_approval, profile=profile
+        ),
+        project=profile,
+        limits=settings.tool_limits(),
+        policy=CommandPolicy(
+            workspace_root=workspace.root, policy_file=settings.policy_file or None
+        ),
+        approvals=request.approvals,
+        state=state,
+        on_tool_call=tool_started,
+        memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
+        mcp=_mcp_toolbox(request),
     )
 
 
+def _mcp_toolbox(request: JobRequest) -> Any:
+    """The job's MCP servers: the user's `MCP_CONFIG` and the front end's `tool_servers`
+    (ACP clients pass theirs), or None. A bad file is logged; the job goes on without it."""
+    settings = request.settings
+    if not settings.mcp_config and not request.tool_servers:
+        return None
+    from tools.mcp import McpConfigError, McpToolbox, load_mcp_config
+
+    try:
+        specs = load_mcp_config(settings.mcp_config)
+    except McpConfigError as exc:
+        log.warning("%s; no MCP tools from it in this job", exc)
+        specs = []
+    specs = [*specs, *request.tool_servers]
+    return McpToolbox(specs, request.workspace.root, cancel=request.cancel) if specs else None
+
+
+def argument_choices(context: ToolContext) -> Callable[[], dict[str, list[str]]]:
+    """What a model that constrains arguments (the embedded one) may name: the workspace's
+    files (as the tools list them) and the run's patch ids, asked afresh for every reply."""
+
+    def choices() -> dict[str, list[str]]:
+        return {
+            "path": context.workspace.list_files(),
+            "patch_id": [patch.id for patch in context.patches.all()],
+        }
+
+    return choices
+
+
 def _status(
-    error: BaseException | None, cancel: threading.Event, stopped: bool, answered: bool
+    error: BaseException | None, request: JobRequest, stopped: bool, answered: bool
 ) -> JobStatus:
-    if cancel.is_set():
+    if request.cancel.is_set():
         return "cancelled"
     if stopped:
         return "stopped"
@@ -169,84 +125,52 @@ def _status(
     return "answered" if answered else "max_steps"
 
 
-def _before_job(settings: Settings) -> None:
-    """The process as a job needs it: os.environ the user's again (what a library loaded
-    into it since is not), tracing set up (its failure never stops a job)."""
-    from lsp_agent.agent.telemetry import setup_telemetry
-
-    restore_process_environ()
-    try:
-        setup_telemetry(settings)
-    except Exception:
-        log.exception("telemetry set-up failed; continuing without traces")
-
-
-def run_agent_job(
-    task: str,
-    *,
-    settings: Settings,
-    workspace: Workspace,
-    approvals: ApprovalGate,
-    writer: PatchWriter,
-    on_progress: Callable[[ProgressEvent], None],
-    cancel: threading.Event,
-    model: Any = None,
-    mcp_servers: tuple[Any, ...] = (),
-    capabilities: CapabilityMemory | None = None,
-) -> JobResult:
-    """Run `task` to its end. `model=None` builds the model from `settings`; `mcp_servers`
-    (`tools.mcp.config.McpServerSpec`s) are offered beside the user's `MCP_CONFIG`;
-    `capabilities` carries what the session learnt about the model server's parameters (see
-    `lsp_agent.models.capabilities`; None: this job starts afresh)."""
+def run_job(request: JobRequest) -> JobResult:
+    """Run `request.task` to its end (see the module's docstring)."""
     started = time.monotonic()
     quiet_third_party_imports()
     from smolagents.utils import AgentError
 
+    from lsp_agent.agent.explorer import subagent_tools
+    from lsp_agent.agent.factory import AgentRun, agent_mode, build_agent
     from lsp_agent.agent.instructions import task_message
     from lsp_agent.agent.memory import WorkspaceMemory
+    from lsp_agent.agent.services import services
     from lsp_agent.models.errors import ModelConfigError
-    from lsp_agent.models.factory import build_model, check_model_reachable
-    from lsp_agent.models.robust import RobustModel
+    from lsp_agent.models.factory import ready_model
 
-    _before_job(settings)
+    settings, shared = request.settings, services()
+    restore_process_environ()  # os.environ the user's again (a library may have changed it)
+    shared.start_tracing(settings.telemetry_config())
+    for notice in shared.take_notices():
+        request.progress(ProgressEvent(0, settings.agent_max_steps, None, notice.text, "notice"))
     try:
-        inner = (
-            model
-            if model is not None
-            else build_model(
-                settings,
-                constrained_calls=settings.model_constrained_calls,
-                capabilities=capabilities,
-            )
+        model = ready_model(
+            settings.model_config(), capabilities=shared.capabilities, inner=request.model
         )
     except ModelConfigError as exc:
         return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)
-    robust = RobustModel(inner)
-    context = _tool_context(
-        settings, workspace, approvals, writer, on_progress, cancel=cancel, mcp_servers=mcp_servers
+    context = job_context(request)
+    model.offer_argument_choices(argument_choices(context))
+    run = AgentRun(
+        model,
+        context,
+        max_steps=settings.agent_max_steps,
+        num_ctx=min(settings.model_num_ctx, model.context_length or 1 << 30),
+        progress=request.progress,
+        cancel=request.cancel,
+        planning_interval=settings.agent_planning_interval,
     )
-    try:  # building the agent starts the MCP servers: stop them if it fails
-        offer_argument_choices(inner, context)
-        num_ctx = min(settings.model_num_ctx, getattr(inner, "context_length", None) or 1 << 30)
-        agent, monitor = agent_builder(settings)(
-            robust,
-            context,
-            max_steps=settings.agent_max_steps,
-            num_ctx=num_ctx,
-            on_progress=on_progress,
-            cancel=cancel,
-            planning_interval=settings.agent_planning_interval,
-            extra_tools=job_subagents(settings, robust, context, num_ctx, on_progress, cancel),
-        )
-    except BaseException:
-        context.close()
-        raise
     answer: Any = ""
     error: BaseException | None = None
+    mode = built = None
     try:
+        mode = agent_mode(settings.agent_type, settings.sandbox_config(), run)
+        built = build_agent(run, mode, extra_tools=subagent_tools(settings.agent_subagents, run))
         notes = context.memory.for_model() if isinstance(context.memory, WorkspaceMemory) else ""
-        answer = agent.run(
-            task_message(task, workspace.root, notes), max_steps=settings.agent_max_steps
+        answer = built.agent.run(
+            task_message(request.task, request.workspace.root, notes),
+            max_steps=settings.agent_max_steps,
         )
     except AgentError as exc:  # interrupted (cancel / loop stop) or a model-side failure
         error = exc
@@ -254,30 +178,48 @@ def run_agent_job(
         log.exception("agent job failed")
         error = exc
     finally:
-        if hasattr(agent, "cleanup"):  # code mode: remove the code container
-            agent.cleanup()
+        if mode is not None:
+            mode.close()  # code mode: remove the code container
         context.close()
-    status = _status(error, cancel, context.state.stopped, monitor.final_answer_given)
+    return _result(request, model, context, built, answer, error, started)
+
+
+def _result(  # noqa: PLR0917 (the job's parts, as the runner ends them)
+    request: JobRequest,
+    model: RobustModel,
+    context: ToolContext,
+    built: BuiltAgent | None,
+    answer: Any,
+    error: BaseException | None,
+    started: float,
+) -> JobResult:
+    """How the job ended, told as a `JobResult`."""
+    from lsp_agent.models.factory import check_model_reachable
+
+    settings = request.settings
+    monitor = built.monitor if built is not None else None
+    answered = monitor is not None and monitor.final_answer_given
+    status = _status(error, request, context.state.stopped, answered)
     message = ""
-    if robust.first_call_unreachable:
+    if model.first_call_unreachable:
         status = "failed"
-        message = check_model_reachable(settings) or "the model could not be reached"
+        message = check_model_reachable(settings.model_config()) or "the model could not be reached"
     elif status == "stopped" and context.state.stop_signal is not None:
         message = context.state.stop_signal.hint
     elif error is not None and status == "failed":
         message = f"{type(error).__name__}: {error}"
     elif status == "max_steps":
         message = step_limit_message(settings.agent_max_steps)
-    usage = robust.token_usage
+    usage = model.token_usage
     return JobResult(
         status=status,
         answer=str(answer) if answer is not None else "",
-        steps=getattr(monitor, "steps_taken", 0) or len(monitor.tools_used) or context.state.step,
+        steps=(monitor.steps_taken if monitor else 0) or context.state.step,
         error=message,
         patches=[patch.line() for patch in context.patches.all()],
-        tools_used=monitor.tools_used,
-        prompt_tokens=getattr(usage, "input_tokens", 0) if usage else 0,
-        completion_tokens=getattr(usage, "output_tokens", 0) if usage else 0,
-        model_calls=robust.generate_calls,
+        tools_used=list(monitor.tools_used) if monitor else [],
+        prompt_tokens=usage.input_tokens or 0,
+        completion_tokens=usage.output_tokens or 0,
+        model_calls=model.generate_calls,
         duration_s=time.monotonic() - started,
     )

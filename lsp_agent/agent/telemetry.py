@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from opentelemetry import trace
@@ -23,7 +24,6 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from lsp_agent import __version__
-from lsp_agent.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,16 @@ PROBE_TIMEOUT_S = 0.5
 # OpenTelemetry's exporters log an ERROR per failed batch ("Failed to export span batch due
 # to timeout…") and a WARNING per retry; ForgivingExporter reports failures itself.
 EXPORTER_LOGGERS = ("opentelemetry.exporter.otlp", "opentelemetry.sdk.trace.export")
+
+
+@dataclass(frozen=True)
+class TelemetryConfig:
+    """Tracing's settings (PHOENIX_ENABLED, PHOENIX_ENDPOINT, PHOENIX_PROJECT); built by
+    `Settings.telemetry_config()`."""
+
+    enabled: bool
+    endpoint: str
+    project: str
 
 
 def traces_off_line(endpoint: str) -> str:
@@ -114,7 +124,7 @@ class ForgivingExporter(SpanExporter):
 
 
 def build_tracer_provider(
-    settings: Settings, exporter: SpanExporter | None = None, *, reachable: bool = True
+    config: TelemetryConfig, exporter: SpanExporter | None = None, *, reachable: bool = True
 ) -> TracerProvider:
     """A provider with our resource; exports to Phoenix when enabled (or to `exporter`).
 
@@ -125,17 +135,17 @@ def build_tracer_provider(
         {
             "service.name": "lsp-agent",
             "service.version": __version__,
-            "openinference.project.name": settings.phoenix_project,
+            "openinference.project.name": config.project,
         }
     )
     provider = TracerProvider(resource=resource)
-    if exporter is None and settings.phoenix_enabled:
+    if exporter is None and config.enabled:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         silence_exporter_logs()
         exporter = ForgivingExporter(
-            OTLPSpanExporter(endpoint=settings.phoenix_endpoint, timeout=EXPORT_TIMEOUT_S),
-            settings.phoenix_endpoint,
+            OTLPSpanExporter(endpoint=config.endpoint, timeout=EXPORT_TIMEOUT_S),
+            config.endpoint,
             warned=not reachable,
         )
     if exporter is not None:
@@ -153,7 +163,7 @@ def instrument_smolagents(provider: TracerProvider) -> None:
 
 
 def setup_telemetry(
-    settings: Settings,
+    config: TelemetryConfig,
     *,
     exporter: SpanExporter | None = None,
     instrument: bool = True,
@@ -163,23 +173,25 @@ def setup_telemetry(
 
     Returns the provider, or None when export is off and no exporter is given (the
     OpenTelemetry API then stays a no-op, costing nothing). When Phoenix is enabled but
-    not reachable, the install logs one warning (`traces_off_line`) and passes it to
-    `on_notice`; later calls find the provider installed and say nothing.
+    not reachable, the install passes one line (`traces_off_line`) to `on_notice`, whose
+    owner tells the user (or logs it as a warning without one); later calls find the
+    provider installed and say nothing.
     """
     current = trace.get_tracer_provider()
     if isinstance(current, TracerProvider):
         provider = current
     else:
-        if not settings.phoenix_enabled and exporter is None:
+        if not config.enabled and exporter is None:
             return None
-        reachable = exporter is not None or endpoint_reachable(settings.phoenix_endpoint)
-        provider = build_tracer_provider(settings, exporter, reachable=reachable)
+        reachable = exporter is not None or endpoint_reachable(config.endpoint)
+        provider = build_tracer_provider(config, exporter, reachable=reachable)
         trace.set_tracer_provider(provider)
         if not reachable:
-            line = traces_off_line(settings.phoenix_endpoint)
-            log.warning("%s", line)
+            line = traces_off_line(config.endpoint)
             if on_notice is not None:
                 on_notice(line)
+            else:
+                log.warning("%s", line)
     if instrument:
         instrument_smolagents(provider)
     return provider

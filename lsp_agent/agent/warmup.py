@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from lsp_agent.logging_setup import quiet_third_party_imports
+from lsp_agent.models.config import ModelConfig
 from lsp_agent.settings import Settings
 from safety.host_env import restore_process_environ
 
@@ -42,29 +43,31 @@ def warm_up(settings: Settings) -> float:
     started = time.monotonic()
     quiet_third_party_imports()
     from lsp_agent.agent.factory import build_agent  # noqa: F401  (the agent and its tools)
-    from lsp_agent.agent.telemetry import setup_telemetry
+    from lsp_agent.agent.services import services
     from lsp_agent.models.factory import build_model, is_embedded
 
-    try:
-        setup_telemetry(settings)
-    except Exception:  # tracing never stops anything; the job will say so again
-        log.debug("warm-up: telemetry set-up failed", exc_info=True)
-    model_id = settings.model_id
-    if not model_id.startswith("scripted:"):
-        build_model(settings, constrained_calls=settings.model_constrained_calls)
-        if not is_embedded(model_id):
-            _dry_litellm_request(settings)
+    shared = services()
+    shared.start_tracing(settings.telemetry_config())  # its notice waits for the first job
+    config = settings.model_config()
+    if not config.model_id.startswith("scripted:"):
+        build_model(
+            config,
+            constrained_calls=config.model_constrained_calls,
+            capabilities=shared.capabilities,
+        )
+        if not is_embedded(config.model_id):
+            _dry_litellm_request(config)
     restore_process_environ()  # what a library loaded into os.environ is not the user's
     return time.monotonic() - started
 
 
-def _dry_litellm_request(settings: Settings) -> None:
+def _dry_litellm_request(config: ModelConfig) -> None:
     """One request through LiteLLM's whole request path, answered by LiteLLM itself."""
     import litellm
 
     from lsp_agent.models.factory import litellm_params, main_endpoint
 
-    params = litellm_params(main_endpoint(settings), settings, None)
+    params = litellm_params(main_endpoint(config), config, None)
     params.pop("api_key", None)
     litellm.completion(
         messages=[{"role": "user", "content": "warm-up"}],

@@ -42,12 +42,11 @@ def _docker_client() -> tuple[Any, str]:
 
 
 def measure(runs: int = 5) -> dict[str, Any]:
-    from lsp_agent.agent.code_executor import SandboxedPythonExecutor
+    from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
+    from lsp_agent.benchmarks.agents import offline_context
     from lsp_agent.testing.calc_repo import write_calc_repo
     from sandbox.code import CodeSession, start_code_container
-    from tools.base import ToolContext
     from tools.registry import build_tools
-    from tools.workspace import DiskWorkspace
 
     engine, tag = _docker_client()
     try:
@@ -75,7 +74,7 @@ def measure(runs: int = 5) -> dict[str, Any]:
             session.close()
         with tempfile.TemporaryDirectory(prefix="lsp-agent-bench-") as scratch:
             repo = write_calc_repo(Path(scratch) / "repo")
-            context = ToolContext(workspace=DiskWorkspace(repo))
+            context = offline_context(repo)
             executor = SandboxedPythonExecutor(
                 CodeSession.docker(engine.client, tag), max_chars=3000, max_lines=150
             )

@@ -4,7 +4,6 @@ ours (bounded at 75% of MODEL_NUM_CTX) against smolagents' default (unbounded)."
 from __future__ import annotations
 
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -61,28 +60,20 @@ def measure(runs: int = 30) -> dict[str, Any]:
     from smolagents.models import get_tool_json_schema
     from smolagents.monitoring import LogLevel
 
-    from lsp_agent.agent.factory import build_agent
+    from lsp_agent.benchmarks.agents import bench_agent, offline_context
     from lsp_agent.models.scripted import ScriptedModel
-    from tools.base import ToolContext
     from tools.registry import build_tools
-    from tools.workspace import DiskWorkspace
 
     steps = max(runs, 2)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         _big_file(root)
         ours_model, base_model = ScriptedModel(_script(steps)), ScriptedModel(_script(steps))
-        ours, monitor = build_agent(
-            ours_model,
-            ToolContext(workspace=DiskWorkspace(root)),
-            max_steps=steps,
-            num_ctx=NUM_CTX,
-            on_progress=lambda e: None,
-            cancel=threading.Event(),
-        )
+        built = bench_agent(ours_model, offline_context(root), max_steps=steps, num_ctx=NUM_CTX)
+        ours, monitor = built.agent, built.monitor
         ours.run("Read big.py part by part.", max_steps=steps)
         base = ToolCallingAgent(
-            tools=build_tools(ToolContext(workspace=DiskWorkspace(root))),
+            tools=build_tools(offline_context(root)),
             model=base_model,
             max_steps=steps,
             verbosity_level=LogLevel.OFF,

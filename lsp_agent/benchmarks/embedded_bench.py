@@ -28,6 +28,7 @@ from llama_cpp.llama_types import CreateCompletionResponse
 from smolagents import FinalAnswerTool
 from smolagents.models import ChatMessage, MessageRole, get_tool_json_schema
 
+from lsp_agent.benchmarks.agents import offline_context
 from lsp_agent.models.embedded.model import (
     DEFAULT_EMBEDDED,
     EmbeddedModel,
@@ -35,9 +36,7 @@ from lsp_agent.models.embedded.model import (
     load_llama,
 )
 from lsp_agent.models.embedded.tool_grammar import check_call, tool_call_grammar, tool_specs
-from tools.base import ToolContext
 from tools.registry import build_tools
-from tools.workspace import DiskWorkspace
 
 FREE_TOKENS = 48
 CALL_TOKENS = 160
@@ -87,7 +86,7 @@ def measure(runs: int) -> dict[str, Any]:
     """Median decode tokens/s per mode, seconds per call, and how many calls were valid."""
     with tempfile.TemporaryDirectory() as workspace:
         tools = [
-            *build_tools(ToolContext(workspace=DiskWorkspace(Path(workspace)))),
+            *build_tools(offline_context(Path(workspace))),
             FinalAnswerTool(),
         ]
         loaded = load_llama(embedded_gguf(DEFAULT_EMBEDDED), 4096)

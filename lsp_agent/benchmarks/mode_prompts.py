@@ -42,10 +42,12 @@ def mode_prompt_figures(
 ) -> dict[str, float]:
     """Token figures of the modes' fixed prompts; `tools` are the main agent's,
     `sent_schemas(tools)` the `tools` parameter a request offering them carries."""
-    from lsp_agent.agent.explorer import EXPLORER_PROMPT, EXPLORER_TOOLS, Explorer
+    from lsp_agent.agent.explorer import EXPLORER_PROMPT, Explorer
+    from lsp_agent.agent.factory import AgentRun
     from lsp_agent.agent.planning import planning_templates
     from lsp_agent.models.scripted import ScriptedModel
     from tools.instrumented import InstrumentedTool
+    from tools.registry import build_tools
 
     by_name = {tool.name: tool for tool in tools}
     default_yaml = (
@@ -56,19 +58,12 @@ def mode_prompt_figures(
     defaults: dict[str, str] = yaml.safe_load(default_yaml)["planning"]
     ours_initial, ours_update = _planning_tokens(planning_templates(), by_name)
     base_initial, base_update = _planning_tokens(defaults, by_name)
-    explorer = Explorer(
-        context,
-        model=ScriptedModel([]),
-        num_ctx=8192,
-        max_steps=8,
-        on_progress=lambda event: None,
-        cancel=threading.Event(),
-        parent_max_steps=25,
-    )
+    job = AgentRun(ScriptedModel([]), context, 25, 8192, lambda event: None, threading.Event())
+    explorer = Explorer(job, max_steps=8)
     main_schemas = count_json_tokens(sent_schemas(tools))
     with_explorer = count_json_tokens(sent_schemas([*tools, InstrumentedTool(explorer, context)]))
     final_answer = [tool for tool in tools if tool.name == "final_answer"]
-    read_only = [InstrumentedTool(cls(context), context) for cls in EXPLORER_TOOLS]
+    read_only = build_tools(context, read_only=True)
     explorer_schemas = count_json_tokens(sent_schemas(read_only + final_answer))
     explorer_system = count_tokens(EXPLORER_PROMPT)
     return {

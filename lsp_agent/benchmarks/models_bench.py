@@ -118,7 +118,7 @@ def _progress(model_id: str, runs: int) -> Any:
 def _check_code_mode(settings: Settings) -> None:
     """Code mode needs the Docker sandbox; without it every level would silently run in
     tool-calling mode, so the bench refuses instead."""
-    from lsp_agent.agent.code_agent import code_mode_problem
+    from sandbox.code import code_mode_problem
 
     problem = code_mode_problem(settings.sandbox_config())
     if problem:
@@ -128,7 +128,7 @@ def _check_code_mode(settings: Settings) -> None:
 def _check_reachable(settings: Settings) -> None:
     from lsp_agent.models.factory import check_model_reachable
 
-    problem = check_model_reachable(settings)
+    problem = check_model_reachable(settings.model_config())
     if problem:
         raise BenchError(f"model {settings.model_id}: {problem}")
 

@@ -23,7 +23,6 @@ the explorer's own system prompt and read-only tool schemas).
 from __future__ import annotations
 
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +94,8 @@ def code_prompt_tokens(context: Any) -> tuple[int, int]:
     from smolagents import CodeAgent
     from smolagents.monitoring import LogLevel
 
-    from lsp_agent.agent.code_executor import SandboxedPythonExecutor
-    from lsp_agent.agent.code_prompts import code_system_prompt
+    from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
+    from lsp_agent.agent.code_mode.prompts import code_system_prompt
     from lsp_agent.models.scripted import ScriptedModel
     from sandbox.code import CodeSession
     from tools.registry import build_tools
@@ -115,7 +114,7 @@ def code_prompt_tokens(context: Any) -> tuple[int, int]:
 
 def fixed_prompt_texts(agent: Any, context: Any) -> dict[str, str]:
     """The fixed text each agent mode sends (tool schemas aside): what `--show-prompts` prints."""
-    from lsp_agent.agent.code_prompts import code_system_prompt
+    from lsp_agent.agent.code_mode.prompts import code_system_prompt
     from lsp_agent.agent.explorer import EXPLORER_PROMPT
     from lsp_agent.agent.planning import planning_templates
     from lsp_agent.benchmarks.mode_prompts import render_template
@@ -150,24 +149,15 @@ def measure(runs: int = 1, options: Any = None) -> dict[str, Any]:
     from smolagents import LiteLLMModel, ToolCallingAgent
     from smolagents.monitoring import LogLevel
 
-    from lsp_agent.agent.factory import build_agent
+    from lsp_agent.benchmarks.agents import bench_agent, offline_context
     from lsp_agent.benchmarks.mode_prompts import mode_prompt_figures
     from lsp_agent.models.native_replay import NativeLiteLLMModel
     from lsp_agent.models.scripted import ScriptedModel
-    from tools.base import ToolContext
     from tools.registry import build_tools
-    from tools.workspace import DiskWorkspace
 
     with tempfile.TemporaryDirectory() as tmp:
-        context = ToolContext(workspace=DiskWorkspace(Path(tmp)))
-        ours, _ = build_agent(
-            ScriptedModel([]),
-            context,
-            max_steps=25,
-            num_ctx=8192,
-            on_progress=lambda e: None,
-            cancel=threading.Event(),
-        )
+        context = offline_context(Path(tmp))
+        ours = bench_agent(ScriptedModel([]), context, max_steps=25, num_ctx=8192).agent
         default = ToolCallingAgent(
             tools=build_tools(context), model=ScriptedModel([]), verbosity_level=LogLevel.OFF
         )

@@ -23,9 +23,9 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
-from tools.base import AgentTool, ToolContext
+from lsp_agent.benchmarks.agents import offline_context
+from tools.base import AgentTool
 from tools.instrumented import InstrumentedTool
-from tools.workspace import DiskWorkspace
 
 TARGET_US = 60.0
 BATCH = 200
@@ -67,11 +67,11 @@ def _per_call_us(call: Callable[[], object], runs: int) -> float:
 def measure(runs: int = 20000) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        off = ToolContext(workspace=DiskWorkspace(root), tracer=trace.NoOpTracer())
+        off = offline_context(root, tracer=trace.NoOpTracer())
         provider = TracerProvider()
         exporter = CountingExporter()
         provider.add_span_processor(BatchSpanProcessor(exporter, max_queue_size=100_000))
-        on = ToolContext(workspace=DiskWorkspace(root), tracer=provider.get_tracer("bench"))
+        on = offline_context(root, tracer=provider.get_tracer("bench"))
         bare = EchoTool(off)
         wrapped_off = InstrumentedTool(EchoTool(off), off)
         wrapped_on = InstrumentedTool(EchoTool(on), on)

@@ -120,10 +120,10 @@ def check_model(settings: Settings) -> Check:
         except ModelConfigError as exc:
             return Check("model", Status.FAIL, str(exc), True)
         return Check("model", Status.OK, f"{model_id}: {gguf.name}, in-process (no endpoint)", True)
-    problem = check_model_reachable(settings)
+    problem = check_model_reachable(settings.model_config())
     if problem is not None:
         return Check("model", Status.FAIL, f"{model_id}: {problem}", True)
-    base = settings.effective_api_base()
+    base = settings.model_config().effective_api_base()
     if not base:
         detail = f"{model_id}: provider default endpoint, not checked"
         return Check("model", Status.WARN, detail, required=False)
@@ -134,7 +134,7 @@ def check_model_features(settings: Settings) -> list[Check]:
     """One optional check per feature the endpoint was probed for (none for other providers)."""
     from lsp_agent.cli.capability_probe import probe_endpoint
 
-    base = settings.effective_api_base()
+    base = settings.model_config().effective_api_base()
     return [
         Check(
             f"model: {probe.feature}",
@@ -186,7 +186,7 @@ def check_code_mode(settings: Settings) -> list[Check]:
     fall back to tool calling)."""
     if settings.agent_type != "code":
         return []
-    from lsp_agent.agent.code_agent import code_mode_problem
+    from sandbox.code import code_mode_problem
 
     problem = code_mode_problem(settings.sandbox_config())
     if problem is None:
@@ -278,7 +278,7 @@ def collect(workspace: Path | None = None, *, probe: bool = True) -> list[Check]
     root = workspace or Path.cwd()
     settings, errors = load_settings(workspace=root)
     model = check_model(settings)
-    answers = model.status is Status.OK and settings.effective_api_base() != ""
+    answers = model.status is Status.OK and settings.model_config().effective_api_base() != ""
     return [
         check_python(),
         check_packages(),

@@ -19,19 +19,11 @@ from pathlib import Path
 
 from safety import host_process
 from safety.host_env import user_environ
+from safety.user_scope import require_data_dir
 
 log = logging.getLogger(__name__)
 
 REQUIREMENTS = Path(__file__).with_name("phoenix-requirements.txt")
-
-
-def data_home() -> Path:
-    """Where lsp-agent keeps environments and data: `$LSP_AGENT_HOME` or the XDG data dir."""
-    explicit = user_environ().get("LSP_AGENT_HOME")
-    if explicit:
-        return Path(explicit)
-    xdg = user_environ().get("XDG_DATA_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "lsp-agent"
 
 
 def pinned_requirements() -> bytes:
@@ -44,7 +36,7 @@ def pinned_requirements() -> bytes:
 def environment_dir() -> Path:
     """The Phoenix environment, named by a hash of the pinned requirements."""
     digest = hashlib.sha256(pinned_requirements()).hexdigest()[:12]
-    return data_home() / f"phoenix-env-{digest}"
+    return require_data_dir() / f"phoenix-env-{digest}"
 
 
 def phoenix_executable(env: Path) -> Path:
@@ -107,7 +99,9 @@ def run_phoenix(port: int = 6006, setup_only: bool = False, grpc_port: int | Non
     if setup_only:
         print(f"Phoenix is installed: {exe}")
         return 0
-    working_dir = Path(user_environ().get("PHOENIX_WORKING_DIR") or data_home() / "phoenix-data")
+    working_dir = Path(
+        user_environ().get("PHOENIX_WORKING_DIR") or require_data_dir() / "phoenix-data"
+    )
     working_dir.mkdir(parents=True, exist_ok=True)
     env = phoenix_environment(port, grpc_port or (4317 if port == 6006 else port + 1), working_dir)
     print(

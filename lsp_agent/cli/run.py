@@ -16,11 +16,12 @@ from typing import Any
 
 from rich.console import Console
 
-from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.agent.job_types import ClientInfo, JobRequest, JobResult, ProgressEvent
+from lsp_agent.agent.preflight import preflight
 from lsp_agent.cli.terminal_text import inert
-from lsp_agent.settings import Settings, load_settings
-from safety.policy import workspace_policy_warnings
 from tools.approval_gate import ApprovalGate, AutoApprove, RejectAll
+from tools.patches import DiskPatchWriter
+from tools.workspace import DiskWorkspace
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 NO_TTY = "no terminal to ask and no --yes; run with --yes to approve patches and commands"
@@ -42,7 +43,7 @@ def print_progress(console: Console, event: ProgressEvent) -> None:
     if event.kind == "tool":
         console.print(f"[dim]  … {inert(event.tool or '')}[/dim]")
         return
-    if event.kind == "info":
+    if event.kind in ("info", "notice"):
         console.print(f"[yellow]{inert(event.message)}[/yellow]")
         return
     if event.kind == "plan":
@@ -70,22 +71,11 @@ def print_result(console: Console, result: JobResult) -> None:
         console.print(f"\n{inert(result.answer)}")
 
 
-def run_task(
-    task: str, repo: Path, settings: Settings, gate: ApprovalGate, console: Console
-) -> JobResult:
-    from lsp_agent.agent.runtime import run_agent_job
-    from tools.patches import DiskPatchWriter
-    from tools.workspace import DiskWorkspace
+def run_task(job: JobRequest, task: str) -> JobResult:
+    """Run `task` as `job` does (the terminal's settings, gate, writer, printer)."""
+    from lsp_agent.agent.runtime import run_job
 
-    return run_agent_job(
-        task,
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=gate,
-        writer=DiskPatchWriter(repo),
-        on_progress=lambda event: print_progress(console, event),
-        cancel=threading.Event(),
-    )
+    return run_job(dataclasses.replace(job, task=task, cancel=threading.Event()))
 
 
 def run_headless(
@@ -104,27 +94,33 @@ def run_headless(
     if max_steps is not None and max_steps < 1:
         console.print("[red]--max-steps must be 1 or more[/red]")
         return EXIT_USAGE
-    settings, errors = load_settings(workspace=repo)
-    for error in errors:
-        console.print(f"[yellow]{inert(str(error))}[/yellow]")
-    for warning in workspace_policy_warnings(repo, settings.policy_file or None):
-        console.print(f"[yellow]{inert(warning)}[/yellow]")
+    interactive = sys.stdin.isatty()
+    client = ClientInfo("cli", "approve_all" if yes else "ask" if interactive else "reject_all")
+    prepared = preflight(repo, client=client)
+    for notice in prepared.notices:
+        console.print(f"[yellow]{inert(notice.text)}[/yellow]")
     overrides: dict[str, Any] = {
         k: v for k, v in (("agent_max_steps", max_steps), ("model_id", model)) if v
     }
-    settings = dataclasses.replace(settings, **overrides)
+    settings = dataclasses.replace(prepared.settings, **overrides)
     from lsp_agent.models.factory import check_model_reachable
 
-    problem = check_model_reachable(settings)
+    problem = check_model_reachable(settings.model_config())
     if problem:
         console.print(f"[red]{problem}[/red]")
         return EXIT_FAILURE
-    interactive = sys.stdin.isatty()
-    gate = approval_gate(yes, console, interactive)
-    if not yes and not interactive:
-        console.print(f"[yellow]Note: {NO_TTY}; approvals will be rejected.[/yellow]")
+    root = repo.resolve()
+    job = JobRequest(
+        "",
+        settings,
+        DiskWorkspace(root),
+        approvals=approval_gate(yes, console, interactive),
+        writer=DiskPatchWriter(root),
+        progress=lambda event: print_progress(console, event),
+        client=client,
+    )
     if task:
-        result = run_task(task, repo.resolve(), settings, gate, console)
+        result = run_task(job, task)
         print_result(console, result)
         return EXIT_OK if result.ok else EXIT_FAILURE
     if not interactive:
@@ -139,4 +135,4 @@ def run_headless(
             return EXIT_OK
         if not line:
             return EXIT_OK
-        print_result(console, run_task(line, repo.resolve(), settings, gate, console))
+        print_result(console, run_task(job, line))

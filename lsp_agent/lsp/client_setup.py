@@ -8,6 +8,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from lsp_agent.agent.job_types import ClientInfo
+
+JOB_CLIENT = ClientInfo("lsp")  # what the server's jobs are told of their front end
 RESOURCE_OPERATIONS = frozenset({"create", "rename", "delete"})
 APPROVAL_TIMEOUT_S = 600.0
 

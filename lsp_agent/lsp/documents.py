@@ -24,7 +24,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _BREAKS = ("\r\n", "\r", "\n")
 
 
-def split_lines(text: str) -> list[str]:
+def lsp_lines(text: str) -> list[str]:
     """`text` as lines that keep their LSP line breaks (`"".join` gives `text` back)."""
     return _LINE.findall(text)
 
@@ -35,7 +35,7 @@ class LineDocument(TextDocument):
     def __init__(self, uri: str, source: str | None = None, **kwargs: Any) -> None:
         super().__init__(uri, source=source, **kwargs)
         self._lock = threading.Lock()
-        self._lines: list[str] = split_lines(super().source)
+        self._lines: list[str] = lsp_lines(super().source)
         self._text: str | None = None if source is None else source
 
     @property
@@ -59,7 +59,7 @@ class LineDocument(TextDocument):
             super().apply_change(change)
 
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
-        self._lines = split_lines(change.text)
+        self._lines = lsp_lines(change.text)
         self._text = change.text
 
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
@@ -71,16 +71,17 @@ class LineDocument(TextDocument):
         tail = lines[last][rng.end.character :] if last < count else ""
         lo, hi = min(first, count), min(last + 1, count)
         segment = head + change.text + tail
-        # A break split across the seam ("\r" + "\n") is one break: take the neighbour in.
-        if lo > 0 and segment.startswith("\n") and lines[lo - 1].endswith("\r"):
-            lo -= 1
-            segment = lines[lo] + segment
+        # The segment must end on a break, and a break split across a seam ("\r" + "\n")
+        # is one break: take the neighbours in (the tail first, it may bring the "\n").
         if hi < count and (
             not segment.endswith(_BREAKS) or (segment.endswith("\r") and lines[hi][:1] == "\n")
         ):
             segment += lines[hi]
             hi += 1
-        lines[lo:hi] = split_lines(segment)
+        if lo > 0 and segment.startswith("\n") and lines[lo - 1].endswith("\r"):
+            lo -= 1
+            segment = lines[lo] + segment
+        lines[lo:hi] = lsp_lines(segment)
         self._text = None
 
 

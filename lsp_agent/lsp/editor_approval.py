@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,29 +50,23 @@ def _outcome(status: Status, by: str, reason: str) -> Outcome:
     return Outcome("none", status, by=by, reason=reason, at=time.time())
 
 
+@dataclass(eq=False)
 class EditorApprovalGate:
     """The `ApprovalGate` of one job in the editor."""
 
-    def __init__(
-        self,
-        store: ApprovalStore,
-        client: EditorClient,
-        options: ApprovalOptions,
-        *,
-        cancel: threading.Event,
-        diff_dir: Path,
-        on_pending: PendingHook | None = None,
-        workspace: str | None = None,
-    ) -> None:
-        self.store = store
-        self.client = client
-        self.options = options
-        self.cancel = cancel
-        self.diff_dir = diff_dir
-        self.on_pending = on_pending
-        self.request_ids: list[str] = []
+    store: ApprovalStore
+    client: EditorClient
+    options: ApprovalOptions
+    _: KW_ONLY
+    cancel: threading.Event
+    diff_dir: Path
+    on_pending: PendingHook | None = None
+    workspace: str | None = None
+    request_ids: list[str] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
         self._store_gate = StoreGate(
-            store, self._present, timeout_s=options.timeout_s, workspace=workspace
+            self.store, self._present, timeout_s=self.options.timeout_s, workspace=self.workspace
         )
 
     def ask(self, ask: ApprovalAsk) -> Outcome:

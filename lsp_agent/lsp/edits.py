@@ -25,7 +25,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from lsp_agent.lsp.client_setup import EditOptions
-from tools.patches import CONTEXT_LINES, FilePatch, PatchResult, split_lines, unified_hunks
+from tools.patches import CONTEXT_LINES, FilePatch, PatchResult, lines_with_ends, unified_hunks
 from tools.workspace import Workspace
 
 __all__ = [
@@ -105,7 +105,7 @@ def _trim(old: str, new: str) -> tuple[int, int]:
 
 def hunk_edits(before: str, after: str, encoding: str = "utf-16") -> list[HunkEdits]:
     """The edits turning `before` into `after`, grouped like the canonical diff's hunks."""
-    old_lines, new_lines = split_lines(before), split_lines(after)
+    old_lines, new_lines = lines_with_ends(before), lines_with_ends(after)
     offsets = [0]
     for line in old_lines:
         offsets.append(offsets[-1] + len(line))

@@ -4,8 +4,8 @@
 as an `EditorClient` (thread-safe; see `lsp_agent.lsp.bridge`), so it is plain Python.
 For each job it builds the editor `ApprovalGate` and `PatchWriter`, an `OverlayWorkspace`
 on the open buffers and a progress reporter, then calls the agent runtime in the job's
-thread (`lsp_agent.agent.runtime.run_agent_job`, imported on first use so the server
-starts without smolagents and LiteLLM).
+thread with one `JobRequest` (`lsp_agent.agent.runtime.run_job`, imported on first use so
+the server starts without smolagents and LiteLLM).
 """
 
 from __future__ import annotations
@@ -14,16 +14,15 @@ import logging
 import os
 import re
 import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from lsprotocol import types
 
-from lsp_agent.agent.job_types import CapabilityMemory, JobResult, ProgressEvent
+from lsp_agent.agent.job_types import JobRequest, JobResult, ProgressEvent
 from lsp_agent.lsp.buffers import OpenBuffers, relative_path
-from lsp_agent.lsp.client_setup import ClientSetup
+from lsp_agent.lsp.client_setup import JOB_CLIENT, ClientSetup
 from lsp_agent.lsp.commands import CommandError, RunRequest, selection_text, task_text
 from lsp_agent.lsp.editor_approval import EditorApprovalGate
 from lsp_agent.lsp.editor_client import EditorClient, log_message, shorten, show_message
@@ -32,9 +31,7 @@ from lsp_agent.lsp.jobs import Job, JobRefused, JobRegistry
 from lsp_agent.lsp.progress import ProgressReporter
 from lsp_agent.settings import Settings
 from safety.approvals import ApprovalKind, ApprovalRequest, ApprovalStore
-from tools.approval_gate import ApprovalAsk, ApprovalGate
-from tools.patches import PatchWriter
-from tools.workspace import Workspace
+from tools.approval_gate import ApprovalAsk
 
 log = logging.getLogger(__name__)
 
@@ -42,26 +39,14 @@ ANSWER_CHARS = 400
 __all__ = ["JobHost", "JobRunner", "load_runtime"]
 
 
-class JobRunner(Protocol):
-    def __call__(
-        self,
-        task: str,
-        *,
-        settings: Settings,
-        workspace: Workspace,
-        approvals: ApprovalGate,
-        writer: PatchWriter,
-        on_progress: Callable[[ProgressEvent], None],
-        cancel: threading.Event,
-        capabilities: CapabilityMemory | None = None,
-    ) -> JobResult: ...
+JobRunner = Callable[[JobRequest], JobResult]
 
 
 def load_runtime() -> JobRunner:
     """The real agent runtime (imports smolagents and LiteLLM: only when a job starts)."""
-    from lsp_agent.agent.runtime import run_agent_job
+    from lsp_agent.agent.runtime import run_job
 
-    return run_agent_job
+    return run_job
 
 
 class JobHost:
@@ -83,7 +68,6 @@ class JobHost:
         self.setup = ClientSetup()
         self.registry = JobRegistry()
         self.store = ApprovalStore()
-        self.capabilities = CapabilityMemory()  # what the model server accepts, this session
         self.diff_dir = Path(tempfile.gettempdir()) / f"lsp-agent-{os.getpid()}"
         self._owners: dict[str, int] = {}
         self._gates: dict[int, EditorApprovalGate] = {}
@@ -140,42 +124,30 @@ class JobHost:
         )
 
         def on_progress(event: ProgressEvent) -> None:
+            if event.kind == "notice":  # e.g. traces are off: the server's log and the editor's
+                log.warning("%s", event.message)
+                log_message(self.client, types.MessageType.Warning, f"lsp-agent: {event.message}")
+                return
             job.progress(event)
             reporter.report(event)
             if event.kind == "plan":  # the progress line shows its start; the log all of it
                 text = f"lsp-agent job {job.id} plan (step {event.step}):\n{event.message}"
                 log_message(self.client, types.MessageType.Info, text)
 
-        self._announce_traces(settings)
+        request = JobRequest(
+            task,
+            settings,
+            self.buffers.workspace(root),
+            approvals=gate,
+            writer=writer,
+            progress=on_progress,
+            cancel=job.cancel,
+            client=JOB_CLIENT,
+        )
         try:
-            run_agent_job = self.runner()
-            return run_agent_job(
-                task,
-                settings=settings,
-                workspace=self.buffers.workspace(root),
-                approvals=gate,
-                writer=writer,
-                on_progress=on_progress,
-                cancel=job.cancel,
-                capabilities=self.capabilities,
-            )
+            return self.runner()(request)
         finally:
             gate.close("the job ended")
-
-    def _announce_traces(self, settings: Settings) -> None:
-        """Install tracing before the job's first step: when Phoenix is down, the log and
-        the editor are told once per server (later jobs find tracing installed)."""
-        if not settings.phoenix_enabled:
-            return
-        from lsp_agent.agent.telemetry import setup_telemetry
-
-        def tell_editor(line: str) -> None:
-            log_message(self.client, types.MessageType.Warning, f"lsp-agent: {line}")
-
-        try:
-            setup_telemetry(settings, instrument=False, on_notice=tell_editor)
-        except Exception:  # tracing must never stop a job
-            log.exception("telemetry set-up failed; continuing without traces")
 
     def _pending(self, job: Job, request: ApprovalRequest, ask: ApprovalAsk) -> None:
         self._owners[request.id] = job.id

@@ -21,22 +21,24 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from lsp_agent import __version__
+from lsp_agent.agent.job_types import Notice
 from lsp_agent.lsp import commands
 from lsp_agent.lsp.bridge import LoopBridge
 from lsp_agent.lsp.buffers import OpenBuffers
-from lsp_agent.lsp.client_setup import ClientSetup
+from lsp_agent.lsp.client_setup import JOB_CLIENT, ClientSetup
 from lsp_agent.lsp.code_actions import AGENT_KIND, code_actions
 from lsp_agent.lsp.commands import CommandError
 from lsp_agent.lsp.documents import StrippedLines, use_line_documents
 from lsp_agent.lsp.jobs import JobRefused
 from lsp_agent.lsp.project_prepare import PrepareFlow
 from lsp_agent.lsp.protocol import AgentProtocol
-from lsp_agent.settings import IgnoredSetting, SettingProblem, Settings, load_settings
+from lsp_agent.settings import Settings
 
 if TYPE_CHECKING:
     from lsp_agent.lsp.job_host import JobHost, JobRunner
 
 log = logging.getLogger(__name__)
+
 
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
 ERROR_MESSAGE_INTERVAL_S = 60.0
@@ -48,9 +50,9 @@ class LspAgentServer(LanguageServer):
 
     def __init__(self, runner: Callable[[], JobRunner] | None = None) -> None:
         super().__init__(name="lsp-agent", version=__version__, protocol_cls=AgentProtocol)
-        self.settings: Settings
-        self.settings_errors: list[SettingProblem]
-        self.settings, self.settings_errors = load_settings()
+        # Read at `initialize` and on `didChangeConfiguration` (`reload_settings`), only.
+        self.settings = Settings()
+        self.notices: tuple[Notice, ...] = ()
         self.notices_shown: set[str] = set()
         self.workspace_root: Path | None = None
         self.editor_overrides: dict[str, Any] = {}
@@ -109,43 +111,29 @@ class LspAgentServer(LanguageServer):
             )
 
     def reload_settings(self) -> None:
-        """Re-read `.env`, the environment and the editor's overrides, in that order."""
-        self.settings, self.settings_errors = load_settings(
-            workspace=self.workspace_root, overrides=self.editor_overrides
+        """Read the settings (user config, `.env`, the environment, the editor's overrides)
+        and the notices about them: the job preflight every front end shares."""
+        from lsp_agent.agent.preflight import preflight
+
+        prepared = preflight(
+            self.workspace_root, client=JOB_CLIENT, overrides=self.editor_overrides
         )
+        self.settings, self.notices = prepared.settings, prepared.notices
         if self._host is not None:
             self._host.settings = self.settings
 
-    def report_settings_errors(self) -> None:
-        """Tell the editor, once per bad value, which setting fell back to its default, and
-        once per session which security key of an untrusted workspace `.env` was ignored."""
-        for error in self.settings_errors:
-            if isinstance(error, IgnoredSetting):
-                if str(error) in self.notices_shown:
+    def report_notices(self) -> None:
+        """Tell the editor the preflight's notices: a bad value each time the settings are
+        read, an ignored security key or a refused workspace policy rule once per session."""
+        for notice in self.notices:
+            if notice.kind != "setting":
+                if notice.text in self.notices_shown:
                     continue
-                self.notices_shown.add(str(error))
-            log.warning("%s", error)
+                self.notices_shown.add(notice.text)
+            log.warning("%s", notice)
             self.window_show_message(
                 types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=f"lsp-agent: {error}"
-                )
-            )
-
-    def report_policy_warnings(self) -> None:
-        """Tell the editor, once, what the workspace's policy file tried and was refused."""
-        if self.workspace_root is None:
-            return
-        from safety.policy import workspace_policy_warnings
-
-        warnings = workspace_policy_warnings(self.workspace_root, self.settings.policy_file or None)
-        for warning in warnings:
-            if warning in self.notices_shown:
-                continue
-            self.notices_shown.add(warning)
-            log.warning("%s", warning)
-            self.window_show_message(
-                types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=f"lsp-agent: {warning}"
+                    type=types.MessageType.Warning, message=f"lsp-agent: {notice}"
                 )
             )
 
@@ -195,8 +183,7 @@ def on_initialize(ls: LspAgentServer, params: types.InitializeParams) -> None:
 
 
 def on_initialized(ls: LspAgentServer, params: types.InitializedParams) -> None:
-    ls.report_settings_errors()
-    ls.report_policy_warnings()
+    ls.report_notices()
     if ls.runner is None:  # the real runtime; an injected one (tests) needs no warm-up
         ls.warm_up_state = "running"
         threading.Thread(
@@ -231,7 +218,7 @@ def on_did_change_configuration(
     if params.settings:
         ls.editor_overrides = {**ls.editor_overrides, **editor_overrides(params.settings)}
     ls.reload_settings()
-    ls.report_settings_errors()
+    ls.report_notices()
 
 
 def on_shutdown(ls: LspAgentServer, params: Any) -> None:
@@ -311,7 +298,7 @@ def on_progress_cancel(ls: LspAgentServer, params: types.WorkDoneProgressCancelP
 def create_server(runner: Callable[[], JobRunner] | None = None) -> LspAgentServer:
     """Build the server and register its features.
 
-    `runner` returns the job function (default: `lsp_agent.agent.runtime.run_agent_job`,
+    `runner` returns the job function (default: `lsp_agent.agent.runtime.run_job`,
     imported when the first job starts)."""
     server = LspAgentServer(runner)
     server.feature(types.INITIALIZE)(on_initialize)

@@ -1,8 +1,11 @@
-"""Build the agent's model from settings, and say clearly when its endpoint is unreachable.
+"""Build the agent's model from its `ModelConfig`, and say clearly when its endpoint is unreachable.
+
+`ready_model(config, capabilities=...)` is what a job uses: the model wrapped in `RobustModel`
+(the model boundary), ready for the agent.
 
 `MODEL_ID` forms:
 - `scripted:PATH` -> `ScriptedModel.from_json(PATH)` (no network);
-- `embedded`, `embedded:NAME|PATH` -> `models.embedded.model.build_embedded_model(settings)`
+- `embedded`, `embedded:NAME|PATH` -> `models.embedded.model.build_embedded_model(config)`
   (imported lazily; llama.cpp in-process with grammar-constrained tool calls);
 - anything else -> a LiteLLM model id (`ollama_chat/…`, `openai/…`, `anthropic/…`).
 
@@ -41,15 +44,14 @@ import httpx
 
 from lsp_agent.logging_setup import quiet_third_party_imports
 from lsp_agent.models.capabilities import CapabilityMemory
+from lsp_agent.models.config import OLLAMA_DEFAULT_BASE, OLLAMA_PREFIXES, ModelConfig
 from lsp_agent.models.errors import ModelConfigError
-from lsp_agent.settings import Settings
+from lsp_agent.models.robust import RobustModel
 from safety.host_env import restore_process_environ, user_environ
 
 quiet_third_party_imports()
 
-OLLAMA_PREFIXES = ("ollama/", "ollama_chat/")
 OPENAI_COMPATIBLE_PREFIXES = ("openai/", "hosted_vllm/")
-OLLAMA_DEFAULT_BASE = "http://localhost:11434"
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 REACHABILITY_TIMEOUT_S = 2.0
 
@@ -76,33 +78,33 @@ def _provider(model_id: str) -> str:
     return model_id.split("/", 1)[0] if "/" in model_id else ""
 
 
-def main_endpoint(settings: Settings) -> ModelEndpoint:
-    return ModelEndpoint(settings.model_id, settings.effective_api_base())
+def main_endpoint(config: ModelConfig) -> ModelEndpoint:
+    return ModelEndpoint(config.model_id, config.effective_api_base())
 
 
-def fallback_endpoints(settings: Settings) -> list[ModelEndpoint]:
+def fallback_endpoints(config: ModelConfig) -> list[ModelEndpoint]:
     """`MODEL_FALLBACKS` entries, each `ID` or `ID@http(s)://…`."""
     endpoints = []
-    for entry in settings.model_fallbacks:
+    for entry in config.model_fallbacks:
         model_id, api_base = entry, ""
         for marker in ("@http://", "@https://"):
             if marker in entry:
                 model_id, rest = entry.rsplit(marker, 1)
                 api_base = marker[1:] + rest.rstrip("/")
-        if not api_base and _provider(model_id) == _provider(settings.model_id):
-            api_base = settings.model_api_base
+        if not api_base and _provider(model_id) == _provider(config.model_id):
+            api_base = config.model_api_base
         endpoints.append(ModelEndpoint(model_id.strip(), api_base))
     return endpoints
 
 
 def litellm_params(
-    endpoint: ModelEndpoint, settings: Settings, timeout_s: float | None = None
+    endpoint: ModelEndpoint, config: ModelConfig, timeout_s: float | None = None
 ) -> dict[str, Any]:
     """Keyword arguments for `litellm.completion` (also a Router deployment's `litellm_params`)."""
     params: dict[str, Any] = {
         "model": endpoint.model_id,
-        "temperature": settings.model_temperature,
-        "max_tokens": settings.model_max_tokens,
+        "temperature": config.model_temperature,
+        "max_tokens": config.model_max_tokens,
         "max_retries": 0,
         # LiteLLM 1.106 imports its MCP gateway (which needs the absent `mcp` package) for every
         # request that carries tools; this documented internal switch skips that path. The pin
@@ -112,7 +114,7 @@ def litellm_params(
     if endpoint.api_base:
         params["api_base"] = endpoint.api_base
     if endpoint.is_ollama:
-        params["num_ctx"] = settings.model_num_ctx
+        params["num_ctx"] = config.model_num_ctx
     needs_key = endpoint.model_id.startswith("openai/") and endpoint.api_base
     if needs_key and not user_environ().get("OPENAI_API_KEY"):
         params["api_key"] = NO_KEY_PLACEHOLDER
@@ -131,20 +133,33 @@ def is_embedded(model_id: str) -> bool:
     return model_id == "embedded" or model_id.startswith("embedded:")
 
 
+def ready_model(
+    config: ModelConfig, *, capabilities: CapabilityMemory | None = None, inner: Any = None
+) -> RobustModel:
+    """The job's model: `inner` (a model given by a test or a benchmark) or the one
+    `config` names, constrained when MODEL_CONSTRAINED_CALLS says so, behind the model
+    boundary. Raises `ModelConfigError` when `config` names no usable model."""
+    if inner is None:
+        inner = build_model(
+            config, constrained_calls=config.model_constrained_calls, capabilities=capabilities
+        )
+    return RobustModel(inner)
+
+
 def build_model(
-    settings: Settings,
+    config: ModelConfig,
     *,
     timeout_s: float | None = None,
     constrained_calls: bool = False,
     capabilities: CapabilityMemory | None = None,
 ) -> Any:
-    """The smolagents `Model` for `settings.model_id` (wrap it in `RobustModel` for the agent)."""
-    model_id = settings.model_id
+    """The smolagents `Model` for `config.model_id` (`ready_model` wraps it for the agent)."""
+    model_id = config.model_id
     if model_id.startswith("scripted:"):
         return _scripted_model(Path(model_id.removeprefix("scripted:")))
     if is_embedded(model_id):
-        return _embedded_model(settings)
-    model = _litellm_model(settings, timeout_s, capabilities or CapabilityMemory())
+        return _embedded_model(config)
+    model = _litellm_model(config, timeout_s, capabilities or CapabilityMemory())
     if constrained_calls and supports_response_format(model_id):
         from lsp_agent.models.tool_call_format import ToolCallFormat
 
@@ -153,17 +168,17 @@ def build_model(
 
 
 def _litellm_model(
-    settings: Settings, timeout_s: float | None, capabilities: CapabilityMemory
+    config: ModelConfig, timeout_s: float | None, capabilities: CapabilityMemory
 ) -> Any:
     _quiet_litellm()
     from smolagents.models import REMOVE_PARAMETER
 
     from lsp_agent.models.native_replay import NativeLiteLLMModel, NativeLiteLLMRouterModel
 
-    main = main_endpoint(settings)
+    main = main_endpoint(config)
     flatten = main.model_id.startswith("ollama")
-    if not settings.model_fallbacks:
-        params = litellm_params(main, settings, timeout_s)
+    if not config.model_fallbacks:
+        params = litellm_params(main, config, timeout_s)
         single = NativeLiteLLMModel(
             model_id=params.pop("model"),
             api_base=params.pop("api_base", None),
@@ -175,10 +190,10 @@ def _litellm_model(
         single.capabilities = capabilities.for_endpoint(main.model_id, main.effective_base)
         single.ask_single_call = main.model_id.startswith(OPENAI_COMPATIBLE_PREFIXES)
         return single
-    endpoints = [main, *fallback_endpoints(settings)]
+    endpoints = [main, *fallback_endpoints(config)]
     names = [main.model_id] + [f"{e.model_id}#fallback{i}" for i, e in enumerate(endpoints[1:], 1)]
     model_list = [
-        {"model_name": name, "litellm_params": litellm_params(endpoint, settings, timeout_s)}
+        {"model_name": name, "litellm_params": litellm_params(endpoint, config, timeout_s)}
         for name, endpoint in zip(names, endpoints, strict=True)
     ]
     model = NativeLiteLLMRouterModel(
@@ -204,7 +219,7 @@ def _scripted_model(path: Path) -> Any:
         raise ModelConfigError(f"MODEL_ID=scripted:{path}: {exc}") from exc
 
 
-def _embedded_model(settings: Settings) -> Any:
+def _embedded_model(config: ModelConfig) -> Any:
     try:
         module = importlib.import_module("lsp_agent.models.embedded.model")
     except ImportError as exc:
@@ -216,7 +231,7 @@ def _embedded_model(settings: Settings) -> Any:
     build = getattr(module, "build_embedded_model", None)
     if build is None:
         raise ModelConfigError(_EMBEDDED_MISSING)
-    return build(settings)
+    return build(config)
 
 
 _EMBEDDED_MISSING = (
@@ -236,13 +251,13 @@ def _quiet_litellm() -> None:
 
 
 def check_model_reachable(
-    settings: Settings, *, timeout_s: float = REACHABILITY_TIMEOUT_S
+    config: ModelConfig, *, timeout_s: float = REACHABILITY_TIMEOUT_S
 ) -> str | None:
     """One clear message when no configured endpoint answers; None when fine or not checkable."""
-    if settings.model_id.startswith("scripted:") or is_embedded(settings.model_id):
+    if config.model_id.startswith("scripted:") or is_embedded(config.model_id):
         return None
     problems = []
-    for endpoint in [main_endpoint(settings), *fallback_endpoints(settings)]:
+    for endpoint in [main_endpoint(config), *fallback_endpoints(config)]:
         problem = endpoint_problem(endpoint, timeout_s)
         if problem is None:
             return None

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from smolagents.models import ChatMessage, LiteLLMModel, LiteLLMRouterModel
-from smolagents.tools import Tool
 
 from lsp_agent.models.capabilities import LADDER_STEPS, EndpointCapabilities
 from lsp_agent.models.messages import to_provider_messages
@@ -46,26 +45,15 @@ class NativeReplayMixin:
     ask_single_call: bool = False  # send `parallel_tool_calls: false` (OpenAI-compatible ids)
     last_request: dict[str, Any] | None = None
 
-    def generate(
-        self,
-        messages: list[ChatMessage | dict[str, Any]],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Tool] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
+    def generate(self, messages: list[ChatMessage | dict[str, Any]], **options: Any) -> ChatMessage:
+        """smolagents' `generate` (options passed on as given, by keyword), sent again in a
+        weaker form when the server rejects a parameter (`models.capabilities`)."""
         capabilities = self.capabilities
         guess_pending = False
         for attempt in range(LADDER_STEPS + 1):
             self.last_request = None
             try:
-                reply: ChatMessage = super().generate(  # type: ignore[misc]
-                    messages,
-                    stop_sequences=stop_sequences,
-                    response_format=response_format,
-                    tools_to_call_from=tools_to_call_from,
-                    **kwargs,
-                )
+                reply: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
                 return reply
             except Exception as exc:
                 if capabilities is None:

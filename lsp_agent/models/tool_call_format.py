@@ -38,21 +38,11 @@ class ToolCallFormat(Model):  # type: ignore[misc]
         super().__init__(model_id=getattr(inner, "model_id", None))
         self.inner = inner
 
-    def generate(
-        self,
-        messages: list[ChatMessage | dict[str, Any]],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Tool] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        if tools_to_call_from and response_format is None:
-            response_format = tool_call_response_format(tools_to_call_from)
-        reply: ChatMessage = self.inner.generate(
-            messages,
-            stop_sequences=stop_sequences,
-            response_format=response_format,
-            tools_to_call_from=tools_to_call_from,
-            **kwargs,
-        )
+    def generate(self, messages: list[ChatMessage | dict[str, Any]], **options: Any) -> ChatMessage:
+        """`inner.generate` with the same options (smolagents passes them by keyword) and,
+        when tools are offered and no format is asked, the tool-call schema as the format."""
+        tools = options.get("tools_to_call_from")
+        if tools and options.get("response_format") is None:
+            options["response_format"] = tool_call_response_format(tools)
+        reply: ChatMessage = self.inner.generate(messages, **options)
         return reply

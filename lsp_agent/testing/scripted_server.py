@@ -17,7 +17,6 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 from lsp_agent.models.scripted.script import ScriptTurn, exhausted_turn, parse_script
@@ -85,12 +84,7 @@ class ScriptedOpenAIServer:
     def __enter__(self) -> ScriptedOpenAIServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # -- addresses ---------------------------------------------------------------------------

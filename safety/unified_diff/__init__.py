@@ -22,11 +22,16 @@ from safety.unified_diff.model import (
     FileDiff,
     ParsedDiff,
     PatchError,
-    split_lines,
+    lines_with_ends,
 )
 from safety.unified_diff.normalise import FORMAT_HINT
 from safety.unified_diff.parse import parse_diff, parse_strict
-from safety.unified_diff.paths import exists_quietly, safe_relative_path, vet_overlay
+from safety.unified_diff.paths import (
+    exists_quietly,
+    safe_relative_path,
+    vet_overlay,
+    workspace_path,
+)
 from safety.unified_diff.strict_apply import apply_to_texts, does_not_apply
 from safety.unified_diff.tolerant_apply import (
     apply_hunks,
@@ -56,14 +61,15 @@ __all__ = [
     "exists_quietly",
     "find_block",
     "line_ending",
+    "lines_with_ends",
     "numbered",
     "parse_diff",
     "parse_strict",
     "reindent",
     "reindent_rule",
     "safe_relative_path",
-    "split_lines",
     "squash_ws",
     "strip_eol",
     "vet_overlay",
+    "workspace_path",
 ]

@@ -143,7 +143,7 @@ class ParsedDiff:
         return tuple(seen)
 
 
-def split_lines(text: str) -> list[str]:
+def lines_with_ends(text: str) -> list[str]:
     """Lines keeping their endings, split on ``"\\n"`` only (``"\\r"`` stays in the line)."""
     if not text:
         return []

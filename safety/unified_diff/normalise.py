@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from safety.unified_diff.model import PatchError, split_lines
+from safety.unified_diff.model import PatchError, lines_with_ends
 
 FORMAT_HINT = (
     "Send a unified diff: a '--- a/PATH' line, a '+++ b/PATH' line, then hunks that start "
@@ -63,7 +63,7 @@ def normalise_diff(diff: str) -> tuple[str, list[HunkFacts]]:
     """The diff with fences removed and hunk headers rewritten; facts per hunk in order."""
     if not diff.endswith("\n"):
         diff += "\n"
-    lines = [line for line in split_lines(diff) if not _FENCE.match(line)]
+    lines = [line for line in lines_with_ends(diff) if not _FENCE.match(line)]
     out: list[str] = []
     facts: list[HunkFacts] = []
     i = 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from safety.errors import ErrorType
-from safety.unified_diff.model import DiffHunk, ParsedDiff, PatchError, split_lines
+from safety.unified_diff.model import DiffHunk, ParsedDiff, PatchError, lines_with_ends
 
 Reader = Callable[[str], str | None]  # repo-relative path -> text, None if missing
 
@@ -56,7 +56,7 @@ def apply_to_texts(parsed: ParsedDiff, read: Reader) -> dict[str, str | None]:
 
 def apply_hunks_strictly(text: str, hunks: Sequence[DiffHunk], path: str) -> str:
     """``text`` with ``hunks`` applied exactly, or raise PatchError saying which hunk."""
-    lines = split_lines(text)
+    lines = lines_with_ends(text)
     offset = 0
     for number, hunk in enumerate(hunks, start=1):
         old, new = hunk.old_lines, hunk.new_lines

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Literal
 
 from safety.errors import ErrorType, read_file_call
-from safety.unified_diff.model import DiffHunk, FileDiff, PatchError, split_lines
+from safety.unified_diff.model import DiffHunk, FileDiff, PatchError, lines_with_ends
 
 Tier = Literal["exact", "eol", "ws"]
 TIERS: tuple[Tier, ...] = ("exact", "eol", "ws")
@@ -154,7 +154,7 @@ def reindent(line: str, rule: Reindent | None) -> str:
 
 def apply_hunks(text: str, file_diff: FileDiff, path: str) -> tuple[str, list[str]]:
     """Apply ``file_diff``'s hunks to ``text``; returns the new text and adjustment notes."""
-    lines = split_lines(text)
+    lines = lines_with_ends(text)
     eol = dominant_eol(lines)
     out: list[str] = []
     notes: list[str] = []

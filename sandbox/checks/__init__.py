@@ -1,7 +1,7 @@
 """A patch check: which command checks it, the in-container driver that runs it, and what it says.
 
-- `command`: the check command (`CHECK_COMMAND`, else the automatic rule) and whether the
-  image has its toolchain;
+- `command`: the automatic rule for the check command (the job's answer is its project
+  profile, `sandbox.project`) and whether the image has its toolchain;
 - `driver` + `driver_steps`: the stdlib-only driver sent to a container with `python3 -c`
   (copy the repository, lay the overlay, apply, run, capture; `driver_script` joins them);
   the local backend runs the same steps in a throwaway directory (`run_job`);
@@ -12,14 +12,12 @@
 Outside this folder, import from `sandbox.checks` only.
 """
 
-from sandbox.checks.command import COPY_EXCLUDES
 from sandbox.checks.driver_backend import DriverBackedSandbox, SandboxUnavailable
 from sandbox.checks.driver_script import DRIVER_SOURCE
 from sandbox.checks.driver_script import MARKER as DRIVER_MARKER
 from sandbox.checks.driver_steps import run_job
 
 __all__ = [
-    "COPY_EXCLUDES",
     "DRIVER_MARKER",
     "DRIVER_SOURCE",
     "DriverBackedSandbox",

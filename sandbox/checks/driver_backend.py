@@ -17,15 +17,14 @@ from safety.unified_diff import ParsedDiff, PatchError, parse_strict, vet_overla
 from sandbox import tracing
 from sandbox.checks.baseline import BaselineCache, TreeDigest, baseline_key
 from sandbox.checks.command import (
-    COPY_EXCLUDES,
     format_command,
-    resolve_check_command,
     toolchain_problem,
 )
 from sandbox.checks.test_results import CheckRun, Comparison, check_run, compare, with_report
 from sandbox.config import SandboxConfig
 from sandbox.null_backend import check_in_memory, rejected
-from sandbox.protocol import ContextManaged, PatchCheck, RunResult
+from sandbox.project import SKIPPED_DIRS, ProjectProfile, project_profile
+from sandbox.protocol import Command, ContextManaged, PatchCheck, RunResult, Texts
 
 OUTPUT_LIMIT = 64_000  # bytes kept per stream (head and tail)
 
@@ -42,7 +41,9 @@ class DriverBackedSandbox(ContextManaged):
         self.config = config
         self.timeout_s = float(config.timeout_s)
         self.baselines = BaselineCache()
-        self._tree = TreeDigest(self.repo_root, COPY_EXCLUDES)
+        self._tree = TreeDigest(self.repo_root, SKIPPED_DIRS)
+        # The job's project profile (`open_sandbox(..., profile=)`); else made on first check.
+        self.profile: ProjectProfile | None = None
 
     def _base_job(self) -> dict[str, Any]:
         """Where the job copies from and to, and `junit_path` (outside the work copy)."""
@@ -79,32 +80,16 @@ class DriverBackedSandbox(ContextManaged):
                     result = self._unavailable_run(str(exc), started, available=False)
                 else:
                     result = self._run_result(answer, started, limit)
-            tracing.set_attributes(
-                span,
-                exit_code=result.exit_code,
-                timed_out=result.timed_out,
-                duration_s=result.duration_s,
-                available=result.available,
-            )
+            _trace_ending(span, result, exit_code=result.exit_code)
             return result
 
     def check_patch(
-        self,
-        diff: str,
-        check_command: Sequence[str] | None = None,
-        overlay: Mapping[str, str] | None = None,
+        self, diff: str, check_command: Command = None, overlay: Texts = None
     ) -> PatchCheck:
         started = time.monotonic()
         with tracing.span("check_patch", backend=self.backend) as span:
             result = self._check_patch(diff, check_command, overlay, started)
-            tracing.set_attributes(
-                span,
-                applies=result.applies,
-                check_status=result.check_status,
-                timed_out=result.timed_out,
-                duration_s=result.duration_s,
-                available=result.available,
-            )
+            _trace_ending(span, result, applies=result.applies, check_status=result.check_status)
             return result
 
     def _check_patch(
@@ -226,7 +211,9 @@ class DriverBackedSandbox(ContextManaged):
         if explicit is not None:
             return tuple(_argv(explicit)) or None
         added = [change.new_path for change in parsed.files if change.new_path]
-        return resolve_check_command(self.config, self.repo_root, added)
+        if self.profile is None:
+            self.profile = project_profile(self.repo_root, self.config.check_command)
+        return self.profile.check_for(added)
 
     def _run_result(self, answer: dict[str, Any], started: float, limit: float) -> RunResult:
         if answer.get("stage") in ("copy", "driver"):
@@ -334,3 +321,14 @@ def _argv(argv: Sequence[str]) -> list[str]:
     if not all(isinstance(part, str) for part in command):
         raise TypeError("argv must contain only strings")
     return command
+
+
+def _trace_ending(span: Any, result: RunResult | PatchCheck, **attributes: Any) -> None:
+    """A run's or a check's span closes with how it ended (and `attributes`)."""
+    tracing.set_attributes(
+        span,
+        **attributes,
+        timed_out=result.timed_out,
+        duration_s=result.duration_s,
+        available=result.available,
+    )

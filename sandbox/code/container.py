@@ -30,6 +30,7 @@ from sandbox.docker import (
     EngineError,
     container_options,
     host_config_options,
+    start_attached,
 )
 
 logger = logging.getLogger(__name__)
@@ -92,9 +93,7 @@ def start_code_container(client: Any, image: str) -> CodeChannel:
                 ),
             )
             container_id = created["Id"]
-            params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
-            sock = api.attach_socket(container_id, params=params)
-            api.start(container_id)
+            sock = start_attached(api, container_id)
         except Exception as exc:
             if sock is not None:
                 sock.close()

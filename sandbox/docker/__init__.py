@@ -14,7 +14,7 @@
 Outside this folder, import from `sandbox.docker` only.
 """
 
-from sandbox.docker.attached_stream import AttachedStream
+from sandbox.docker.attached_stream import AttachedStream, start_attached
 from sandbox.docker.client import BUILD_HINT, EngineUnavailable, RemoteEngine, connect
 from sandbox.docker.docker_engine import DockerEngine
 from sandbox.docker.engine import (
@@ -70,4 +70,5 @@ __all__ = [
     "host_config_options",
     "image_exists",
     "image_tag",
+    "start_attached",
 ]

@@ -27,6 +27,16 @@ _STDOUT, _STDERR = 1, 2
 _HEADER = 8
 
 
+def start_attached(api: Any, container_id: str) -> Any:
+    """Attach to a created container's stdin, stdout and stderr, then start it (attached
+    first: nothing its main process prints is missed); the attached socket."""
+    sock = api.attach_socket(
+        container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+    )
+    api.start(container_id)
+    return sock
+
+
 class AttachedStream:
     """One container's attached socket: `send` a JSON line, `receive` the next marked one."""
 
@@ -133,9 +143,37 @@ class AttachedStream:
             del self._stdout[: newline + 1]
             if not line.startswith(self._marker):
                 continue
-            try:
-                message = json.loads(line[len(self._marker) :])
-            except ValueError:
-                continue
-            if isinstance(message, dict):
+            message = parse_message(line[len(self._marker) :])
+            if message is not None:
                 return message
+
+
+MAX_DEPTH = 32
+
+
+def parse_message(raw: bytes | str) -> dict[str, Any] | None:
+    """A protocol message: a JSON object nested at most `MAX_DEPTH` deep, else None.
+
+    What the container writes may be forged by the code running in it: a line nested
+    thousands deep would raise `RecursionError` here (or later, wherever the message is
+    walked), so it is refused like any line that is not a message."""
+    try:
+        message = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or _deeper_than(message, MAX_DEPTH):
+        return None
+    return message
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            pending.extend((child, depth + 1) for child in item)
+    return False

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.checks import DRIVER_MARKER, DRIVER_SOURCE
-from sandbox.docker.attached_stream import AttachedStream
+from sandbox.docker.attached_stream import AttachedStream, parse_message, start_attached
 from sandbox.docker.client import (
     BUILD_HINT,
     LOCAL_ONLY,
@@ -32,6 +32,8 @@ from sandbox.docker.engine import (
     ChannelTimeout,
     EngineError,
     EngineNotLocal,
+    Job,
+    Mounts,
     ProjectMounts,
 )
 from sandbox.docker.hardening import (
@@ -93,13 +95,8 @@ class DockerEngine:
         return channel
 
     def run_once(
-        self,
-        repo_root: Path,
-        image: str,
-        job: dict[str, Any],
-        timeout_s: float,
-        project_env: ProjectMounts | None = None,
-    ) -> dict[str, Any]:
+        self, repo_root: Path, image: str, job: Job, timeout_s: float, project_env: Mounts = None
+    ) -> Job:
         payload = base64.b64encode(json.dumps(job).encode()).decode()
         api = self._client.api
         container_id, view, _ = self._create_with_view(
@@ -112,8 +109,10 @@ class DockerEngine:
             _force_remove(api, container_id)
             view.close()
         for line in logs.splitlines():
-            if line.startswith(DRIVER_MARKER):
-                answer: dict[str, Any] = json.loads(line[len(DRIVER_MARKER) :])
+            if not line.startswith(DRIVER_MARKER):
+                continue
+            answer = parse_message(line[len(DRIVER_MARKER) :])
+            if answer is not None:
                 return answer
         raise ChannelBroken(f"the one-shot container gave no answer: {logs[-300:]!r}")
 
@@ -147,9 +146,9 @@ class DockerEngine:
         try:
             container_id = self._create(view, image, command, warm=warm, project_env=project_env)
             if warm:
-                params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
-                sock = api.attach_socket(container_id, params=params)
-            api.start(container_id)
+                sock = start_attached(api, container_id)
+            else:
+                api.start(container_id)
         except Exception as exc:
             if sock is not None:
                 sock.close()

@@ -34,6 +34,10 @@ class ProjectMounts:
         return iter([path for path in (self.python, self.node_modules) if path is not None])
 
 
+Job = dict[str, Any]  # one sandbox job, or its answer, as the driver speaks it (JSON)
+Mounts = ProjectMounts | None
+
+
 class EngineError(Exception):
     """The engine cannot give us a sandbox (down, image missing, API error). Actionable text."""
 
@@ -89,13 +93,8 @@ class ContainerEngine(Protocol):
         ...
 
     def run_once(
-        self,
-        repo_root: Path,
-        image: str,
-        job: dict[str, Any],
-        timeout_s: float,
-        project_env: ProjectMounts | None = None,
-    ) -> dict[str, Any]:
+        self, repo_root: Path, image: str, job: Job, timeout_s: float, project_env: Mounts = None
+    ) -> Job:
         """Do one job in a fresh container, removed afterwards (a cold `docker run`)."""
         ...
 

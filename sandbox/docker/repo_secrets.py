@@ -18,28 +18,15 @@ from pathlib import Path
 
 from safety.name_variants import BACKUP_HINTS
 from safety.sensitive import DEFAULT_DIRS, SensitiveRules
+from safety.validation import read_regular
+from sandbox.project import SKIPPED_DIRS
 
 RULES = SensitiveRules(
     dirs=tuple(name for name in DEFAULT_DIRS if name != ".git"),
     allow=("*.example", "*.sample", "*.template", "*.dist", "*.pub"),
 )
-# Not walked for secrets: vendored or generated trees (big, and not the project's own files).
-UNWALKED = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".tox",
-        ".nox",
-    }
-)
+# Not walked for secrets: the project's skipped folders (vendored, generated, `.git`).
+UNWALKED = SKIPPED_DIRS
 _CERTIFICATE_NAMES = re.compile(r".*\.(pem|crt|cer)$", re.IGNORECASE)
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
 _SECRET_KEY = re.compile(
@@ -79,7 +66,7 @@ def scan(repo_root: Path) -> RepoScan:
     for config in _git_configs(repo_root):
         relative = config.relative_to(repo_root).as_posix()
         try:
-            text = config.read_text(encoding="utf-8", errors="replace")
+            text = read_regular(config).decode("utf-8", errors="replace")
         except OSError:
             continue
         clean = sanitize_git_config(text)
@@ -121,10 +108,9 @@ def sanitize_git_config(text: str) -> str:
 
 def _holds_private_key(path: str) -> bool:
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(1 << 16)
+        head = read_regular(path, 1 << 16)
     except OSError:
-        return True  # unreadable here: hide it rather than guess
+        return True  # unreadable here (or a named pipe): hide it rather than guess
     return b"PRIVATE KEY" in head
 
 

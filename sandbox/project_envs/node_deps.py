@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from safety.validation import read_regular
+
 SANDBOX_NODE = "18"  # the image's node (Debian bookworm); native add-ons are built for it
 FORMAT_VERSION = "1"  # bump when the environment's layout changes
 NPM_LOCKS = ("package-lock.json", "npm-shrinkwrap.json")
@@ -52,7 +54,7 @@ def read_json(path: Path) -> Any:
     try:
         if path.is_symlink() or path.stat().st_size > _MAX_FILE_BYTES:
             return None
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_regular(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from safety import host_process
-from safety.host_env import user_environ
+from safety.user_scope import require_data_dir
 from sandbox.project_envs.prepare_container import (
     PrepareError,
     hand_over,
@@ -106,9 +106,8 @@ class PreparePlan:
 
 
 def envs_root() -> Path:
-    """Where project environments live: `$XDG_DATA_HOME/lsp-agent/envs` (or ~/.local/share)."""
-    base = user_environ().get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "lsp-agent" / "envs"
+    """Where project environments live: `envs/` in lsp-agent's data directory."""
+    return require_data_dir() / "envs"
 
 
 def plan(repo_root: Path) -> PreparePlan | None:

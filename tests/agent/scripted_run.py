@@ -16,12 +16,14 @@ def run_against(
     task: str,
     *args: str,
     timeout: float = 180,
+    python_args: tuple[str, ...] = ("-m", "lsp_agent"),
     **env: str,
 ) -> subprocess.CompletedProcess[str]:
     """`lsp-agent run TASK --repo REPO ARGS` with the model at `server`, no sandbox, no
-    Phoenix; `env` adds to (or overrides) the user's environment."""
+    Phoenix; `env` adds to (or overrides) the user's environment. `python_args`: how Python
+    starts the command line (`-c CODE` wrapping `lsp_agent.cli.main.main`, e.g.)."""
     return subprocess.run(
-        [sys.executable, "-m", "lsp_agent", "run", task, "--repo", str(repo), *args],
+        [sys.executable, *python_args, "run", task, "--repo", str(repo), *args],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lsp_agent.settings import Settings
+
 
 def code_turn(source: str, thought: str = "I will run this.") -> dict[str, Any]:
     """A scripted model turn in code mode: a thought, then one Python block."""
@@ -16,6 +18,10 @@ def code_turn(source: str, thought: str = "I will run this.") -> dict[str, Any]:
 
 
 FINAL = code_turn('final_answer("The run went on to its end after that step.")')
+# Code mode on the real engine, in this process: the settings a code-mode test starts from.
+CODE_SETTINGS = Settings(
+    agent_type="code", sandbox_backend="docker", sandbox_timeout_s=30, phoenix_enabled=False
+)
 
 
 def run_code_mode(

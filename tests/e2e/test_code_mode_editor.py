@@ -11,22 +11,21 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig
 
 from lsp_agent.testing import ScriptedOpenAIServer
 from tests.e2e.code_mode import code_turn
 from tests.lsp.conftest import APP, job_end
 from tests.lsp.editor import (
     CLIENTS,
-    REAL_SERVER,
     SERVER_ENV,
     EditorClient,
-    make_editor_client,
-    start_editor,
+    real_server,
+    scripted_session,
 )
 
 pytestmark = pytest.mark.docker
@@ -70,27 +69,12 @@ def model() -> Iterator[ScriptedOpenAIServer]:
         yield server
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=REAL_SERVER, client_factory=make_editor_client, server_env=CODE_ENV
-    ),
-    params=CLIENTS,
-)
+@pytest_lsp.fixture(config=real_server(CODE_ENV), params=CLIENTS)
 async def code_editor(
-    lsp_client: EditorClient,
-    request: pytest.FixtureRequest,
-    workspace: Path,
-    model: ScriptedOpenAIServer,
+    lsp_client: EditorClient, request: pytest.FixtureRequest, workspace: Path, model: Any
 ) -> AsyncIterator[None]:
-    await start_editor(
-        lsp_client,
-        workspace,
-        request.param,
-        options={"lspAgent": {"modelId": "openai/scripted", "modelApiBase": model.openai_base}},
-    )
-    lsp_client.preset = request.param
-    yield
-    await lsp_client.shutdown_session()
+    async for _ in scripted_session(lsp_client, workspace, request.param, model):
+        yield
 
 
 async def test_a_code_step_reads_patches_and_applies_in_the_editor(

@@ -185,3 +185,25 @@ def test_code_that_kills_its_runner_loses_only_its_container(repo, tmp_path, mar
     )
     assert "container ended" in stdout and "variables are lost" in stdout, stdout
     assert "fresh container False" in stdout, stdout
+
+
+def test_a_forged_line_nested_too_deep_does_not_break_the_host(repo, tmp_path, marker):
+    """Issue 28, low: a protocol line nested 100,000 deep raised RecursionError on the host
+    and the job failed; it is skipped like any line that is not a message."""
+    stdout = escape(
+        repo,
+        tmp_path,
+        marker,
+        "import os\n"
+        "deep = '@@lsp-agent-code@@ ' + '[' * 100000 + ']' * 100000 + '\\n'\n"
+        'call = (\'@@lsp-agent-code@@ {"call": "read_file", "id": 99, "arguments": \'\n'
+        "        '{\"path\": ' + '[' * 900 + ']' * 900 + '}}\\n')\n"
+        "for fd in map(int, os.listdir('/proc/self/fd')):\n"
+        "    if fd > 2:\n"
+        "        try:\n"
+        "            os.write(fd, deep.encode()); os.write(fd, call.encode())\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "print('forged lines written')",
+    )
+    assert "forged lines written" in stdout, stdout

@@ -6,30 +6,20 @@ works in code mode too: a plan first and again every 2 steps, shown as progress.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from pathlib import Path
 
 import pytest
 
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
-from lsp_agent.settings import Settings
-from tests.e2e.code_mode import code_turn
-from tools.approval_gate import AutoApprove
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
+from tests.e2e.code_mode import CODE_SETTINGS, code_turn
+from tests.jobs import disk_job
 
 pytestmark = pytest.mark.docker
 
-SETTINGS = Settings(
-    agent_type="code",
-    sandbox_backend="docker",
-    sandbox_timeout_s=30,
-    phoenix_enabled=False,
-    agent_max_steps=6,
-    agent_subagents=("explorer",),
-    agent_planning_interval=2,
+SETTINGS = dataclasses.replace(
+    CODE_SETTINGS, agent_max_steps=6, agent_subagents=("explorer",), agent_planning_interval=2
 )
 
 
@@ -46,15 +36,14 @@ def test_code_calls_the_explorer_and_gets_its_answer(tmp_repo: Path, sandbox_ima
         ]
     )
     events: list[ProgressEvent] = []
-    result = run_agent_job(
-        "what does add return",
-        settings=dataclasses.replace(SETTINGS),
-        workspace=DiskWorkspace(tmp_repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(tmp_repo),
-        on_progress=events.append,
-        cancel=threading.Event(),
-        model=model,
+    result = run_job(
+        disk_job(
+            "what does add return",
+            tmp_repo,
+            dataclasses.replace(SETTINGS),
+            progress=events.append,
+            model=model,
+        )
     )
     assert result.status == "answered", result
     assert "says the explorer" in result.answer

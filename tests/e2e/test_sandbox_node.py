@@ -19,12 +19,13 @@ from pathlib import Path
 import pytest
 
 from sandbox import open_sandbox
-from sandbox.checks.command import NPM_TEST
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
+from sandbox.project import NPM_TEST
 from sandbox.project_envs.envs import project_status
 from tests.conftest import git_init, require_component
 from tests.http_stub import http_stub
+from tests.repo_samples import write
 
 pytestmark = pytest.mark.docker
 
@@ -72,12 +73,8 @@ DEP_FIX = """\
 """
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return git_init(root)
+def write_repo(root: Path, files: dict[str, str]) -> Path:
+    return git_init(write(root, files))
 
 
 def docker_box(repo: Path) -> DockerSandbox:
@@ -120,11 +117,11 @@ def dep_repo(root: Path, lock: dict | None = None, **extra: str) -> Path:
         "test.js": TEST_JS,
         "esm.mjs": "import isNumber from 'is-number';\nconsole.log('esm', isNumber(3));\n",
     }
-    return write(root, {**files, **extra})
+    return write_repo(root, {**files, **extra})
 
 
 def test_npm_test_checks_a_fix_and_a_breaking_patch(tmp_path, sandbox_image):
-    failing = write(
+    failing = write_repo(
         tmp_path / "failing",
         {
             "package.json": json.dumps(PACKAGE),
@@ -132,7 +129,7 @@ def test_npm_test_checks_a_fix_and_a_breaking_patch(tmp_path, sandbox_image):
             "test.js": TEST_JS,
         },
     )
-    passing = write(
+    passing = write_repo(
         tmp_path / "passing",
         {
             "package.json": json.dumps(PACKAGE),

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import open_sandbox
-from sandbox.checks.command import CARGO_TEST, GO_TEST
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
+from sandbox.project import CARGO_TEST, GO_TEST
 from tests.conftest import git_init
 
 pytestmark = pytest.mark.docker

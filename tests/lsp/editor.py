@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -283,3 +284,24 @@ async def wait_for(predicate: Any, what: str, timeout_s: float = 30.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"gave up waiting for {what}")
         await asyncio.sleep(0.02)
+
+
+def real_server(env: dict[str, str] | None = None) -> Any:
+    """pytest-lsp's config for the real `lsp-agent serve` and this test editor."""
+    from pytest_lsp import ClientServerConfig
+
+    return ClientServerConfig(
+        server_command=REAL_SERVER, client_factory=make_editor_client, server_env=env or SERVER_ENV
+    )
+
+
+async def scripted_session(
+    client: EditorClient, root: Path, spec: str, model: Any, **settings: str
+) -> AsyncIterator[None]:
+    """An editor session on `root` whose model is the scripted endpoint `model` (plus
+    `settings`), for a `pytest_lsp.fixture` to `yield from`... as `async for`."""
+    options = {"modelId": "openai/scripted", "modelApiBase": model.openai_base, **settings}
+    await start_editor(client, root, spec, options={"lspAgent": options})
+    client.preset = spec
+    yield
+    await client.shutdown_session()

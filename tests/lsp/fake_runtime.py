@@ -1,4 +1,4 @@
-"""A stand-in for `lsp_agent.agent.runtime.run_agent_job` that drives the real tools.
+"""A stand-in for `lsp_agent.agent.runtime.run_job` that drives the real tools.
 
 It reads the `MODEL_ID=scripted:PATH` script (the `lsp_agent.models.scripted.script` format) and
 performs each turn's tool calls through the real, wrapped tools (approval gate, stale
@@ -11,51 +11,28 @@ that takes long) until that file exists or the job is cancelled.
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.agent.job_types import JobRequest, JobResult, ProgressEvent
 from lsp_agent.models.scripted.script import load_script
-from lsp_agent.settings import Settings
-from tools.approval_gate import ApprovalGate
-from tools.patches.writer import PatchWriter
-from tools.workspace import Workspace
 
 
-def run_scripted_job(
-    task: str,
-    *,
-    settings: Settings,
-    workspace: Workspace,
-    approvals: ApprovalGate,
-    writer: PatchWriter,
-    on_progress: Callable[[ProgressEvent], None],
-    cancel: threading.Event,
-    model: Any = None,
-    capabilities: Any = None,
-) -> JobResult:
-    from sandbox import open_sandbox
-    from tools.approval_gate import HostCommandApproval
-    from tools.base import ToolContext, ToolLimits
+def run_scripted_job(request: JobRequest) -> JobResult:
+    from lsp_agent.agent.runtime import job_context
     from tools.registry import build_tools
 
     started = time.monotonic()
+    settings, task, cancel, on_progress = (
+        request.settings,
+        request.task,
+        request.cancel,
+        request.progress,
+    )
     script = Path(settings.model_id.removeprefix("scripted:"))
     turns = load_script(script)
-    context = ToolContext(
-        workspace=workspace,
-        limits=ToolLimits.from_settings(settings),
-        approvals=approvals,
-        writer=writer,
-        sandbox_factory=lambda: open_sandbox(
-            workspace.root,
-            settings.sandbox_config(),
-            host_approval=HostCommandApproval(approvals),  # as the real runtime does
-        ),
-    )
+    context = job_context(request)  # the real runtime's tools' context
     tools = {tool.name: tool for tool in build_tools(context)}
     trace: list[dict[str, Any]] = [{"task": task}]
     max_steps = settings.agent_max_steps
@@ -90,13 +67,12 @@ def run_scripted_job(
                         if cancel.wait(0.02):
                             return ended("cancelled", step)
                     continue
-                on_progress(
-                    ProgressEvent(step, max_steps, call.name, f"running {call.name}", "tool")
-                )
+                # The context reports the call ("running NAME"), as in the real runtime.
                 observation = tools[call.name].call(dict(arguments))
                 trace.append(
                     {"tool": call.name, "arguments": arguments, "observation": observation}
                 )
+            context.state.begin_step()  # as the real step monitor does after each step
         return ended("max_steps", step)
     finally:
         context.close()

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
 HEADER = re.compile(rb"Content-Length: (\d+)\r\n(?:Content-Type: [^\r\n]*\r\n)?\r\n")
@@ -60,3 +63,38 @@ def session(
         env=env,
     )
     return parse_frames(proc.stdout), proc.stderr, proc.returncode
+
+
+def run_jobs(
+    command: list[str], root: Path, tasks: list[str], env: dict[str, str]
+) -> tuple[list[dict[str, Any]], str, int]:
+    """A whole editor session with a live server: initialize on `root`, run each task with
+    `lspAgent.run` once the one before has ended (its `(job N)` message), shut down; every
+    stdout byte must be a frame. Returns (stdout messages, stderr, exit code)."""
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout, chunks = proc.stdin, proc.stdout, []
+    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: stdout.read1(65536), b"")))
+    reader.start()
+
+    def send(message: dict[str, Any]) -> None:
+        stdin.write(frame({"jsonrpc": "2.0", **message}))
+        stdin.flush()
+
+    params = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+    send({"id": 1, "method": "initialize", "params": params})
+    send({"method": "initialized", "params": {}})
+    for job, task in enumerate(tasks, 1):
+        run = {"command": "lspAgent.run", "arguments": [{"task": task}]}
+        send({"id": 1 + job, "method": "workspace/executeCommand", "params": run})
+        deadline = time.monotonic() + 120
+        while f"(job {job})".encode() not in b"".join(chunks) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    send({"id": 100, "method": "shutdown"})
+    send({"method": "exit"})
+    proc.wait(timeout=60)
+    reader.join(timeout=10)
+    stderr = (proc.stderr.read() if proc.stderr else b"").decode()
+    return parse_frames(b"".join(chunks)), stderr, proc.returncode

@@ -7,19 +7,17 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
-from pytest_lsp import ClientServerConfig
 
 from lsp_agent.testing import ScriptedOpenAIServer
 from tests.lsp.conftest import job_end
 from tests.lsp.editor import (
-    REAL_SERVER,
-    SERVER_ENV,
     EditorClient,
-    make_editor_client,
-    start_editor,
+    real_server,
+    scripted_session,
     wait_for,
 )
 from tests.mcp_servers.config import process_gone, write_config
@@ -37,25 +35,14 @@ def model() -> AsyncIterator[ScriptedOpenAIServer]:
         yield server
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=REAL_SERVER, client_factory=make_editor_client, server_env=SERVER_ENV
-    ),
-)
-async def mcp_editor(
-    lsp_client: EditorClient, workspace: Path, tmp_path: Path, model: ScriptedOpenAIServer
-):
-    config = write_config(tmp_path / "mcp.json", trust=True)
-    options = {
-        "lspAgent": {
-            "modelId": "openai/scripted",
-            "modelApiBase": model.openai_base,
-            "MCP_CONFIG": str(config),
-        }
-    }
-    await start_editor(lsp_client, workspace, "visual-studio-code", options=options)
-    yield
-    await lsp_client.shutdown_session()
+@pytest_lsp.fixture(config=real_server())
+async def mcp_editor(lsp_client: EditorClient, workspace: Path, tmp_path: Path, model: Any):
+    config = str(write_config(tmp_path / "mcp.json", trust=True))
+    session = scripted_session(
+        lsp_client, workspace, "visual-studio-code", model, MCP_CONFIG=config
+    )
+    async for _ in session:
+        yield
 
 
 async def test_cancel_stops_a_hanging_mcp_call_and_the_server(

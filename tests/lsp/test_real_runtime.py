@@ -1,20 +1,18 @@
-"""End to end with the real agent runtime (`lsp_agent.agent.runtime.run_agent_job`): the
+"""End to end with the real agent runtime (`lsp_agent.agent.runtime.run_job`): the
 model is a scripted OpenAI-compatible endpoint on 127.0.0.1, the sandbox is off. A full
 job proposes, asks, applies — or, rejected, leaves the file byte-identical."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig
 
 from lsp_agent.testing import ScriptedOpenAIServer
 from tests.lsp.conftest import APP, job_end
@@ -23,10 +21,10 @@ from tests.lsp.editor import (
     REAL_SERVER,
     SERVER_ENV,
     EditorClient,
-    make_editor_client,
-    start_editor,
+    real_server,
+    scripted_session,
 )
-from tests.lsp.framing import frame, parse_frames
+from tests.lsp.framing import run_jobs
 
 TURNS = [
     {"tool": "read_file", "arguments": {"path": "app.py"}},
@@ -45,27 +43,12 @@ def model() -> AsyncIterator[ScriptedOpenAIServer]:
         yield server
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=REAL_SERVER, client_factory=make_editor_client, server_env=SERVER_ENV
-    ),
-    params=CLIENTS,
-)
+@pytest_lsp.fixture(config=real_server(), params=CLIENTS)
 async def real_editor(
-    lsp_client: EditorClient,
-    request: pytest.FixtureRequest,
-    workspace: Path,
-    model: ScriptedOpenAIServer,
+    lsp_client: EditorClient, request: pytest.FixtureRequest, workspace: Path, model: Any
 ):
-    await start_editor(
-        lsp_client,
-        workspace,
-        request.param,
-        options={"lspAgent": {"modelId": "openai/scripted", "modelApiBase": model.openai_base}},
-    )
-    lsp_client.preset = request.param
-    yield
-    await lsp_client.shutdown_session()
+    async for _ in scripted_session(lsp_client, workspace, request.param, model):
+        yield
 
 
 def tool_results(model: ScriptedOpenAIServer) -> list[str]:
@@ -120,52 +103,10 @@ def test_a_real_job_writes_only_json_rpc_to_stdout(workspace: Path, tmp_path: Pa
     script = tmp_path / "script.json"
     script.write_text(json.dumps([TURNS[0], {"final_answer": "read it"}]))
     env = {**SERVER_ENV, "MODEL_ID": f"scripted:{script}", "LOG_LEVEL": "DEBUG"}
-    proc = subprocess.Popen(
-        REAL_SERVER,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    chunks: list[bytes] = []
-    reader = threading.Thread(
-        target=lambda: chunks.extend(iter(lambda: proc.stdout.read1(65536), b""))
-    )  # type: ignore[union-attr]
-    reader.start()
-
-    def send(message: dict[str, object]) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(frame({"jsonrpc": "2.0", **message}))
-        proc.stdin.flush()
-
-    send(
-        {
-            "id": 1,
-            "method": "initialize",
-            "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}},
-        }
-    )
-    send({"method": "initialized", "params": {}})
-    send(
-        {
-            "id": 2,
-            "method": "workspace/executeCommand",
-            "params": {"command": "lspAgent.run", "arguments": [{"task": "read app.py"}]},
-        }
-    )
-    deadline = time.monotonic() + 120
-    while b"(job 1)" not in b"".join(chunks) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    send({"id": 3, "method": "shutdown"})
-    send({"method": "exit"})
-    proc.wait(timeout=60)
-    reader.join(timeout=10)
-    stderr = proc.stderr.read() if proc.stderr else b""
-    messages = parse_frames(b"".join(chunks))
+    messages, stderr, returncode = run_jobs(REAL_SERVER, workspace, ["read app.py"], env)
     shown = [m["params"]["message"] for m in messages if m.get("method") == "window/showMessage"]
     assert any("(job 1): read it" in s for s in shown), (shown, stderr[-2000:])
-    assert proc.returncode == 0
+    assert returncode == 0
 
 
 async def test_warm_up_runs_after_initialize_and_code_actions_answer_meanwhile(

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import threading
-import time
 from pathlib import Path
-from typing import Any
 
 from tests.lsp.editor import REAL_SERVER, SERVER_ENV
-from tests.lsp.framing import frame, parse_frames
+from tests.lsp.framing import run_jobs
 
 
 def closed_port() -> int:
@@ -36,48 +32,7 @@ def test_phoenix_down_is_told_once_to_the_log_and_the_editor(
         "PHOENIX_ENABLED": "true",
         "PHOENIX_ENDPOINT": f"http://127.0.0.1:{closed_port()}/v1/traces",
     }
-    proc = subprocess.Popen(
-        REAL_SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    chunks: list[bytes] = []
-    stdout = proc.stdout
-    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: stdout.read1(65536), b"")))
-    reader.start()
-
-    def send(message: dict[str, Any]) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(frame({"jsonrpc": "2.0", **message}))
-        proc.stdin.flush()
-
-    def wait_for(marker: bytes) -> None:
-        deadline = time.monotonic() + 120
-        while marker not in b"".join(chunks) and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-    send(
-        {
-            "id": 1,
-            "method": "initialize",
-            "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}},
-        }
-    )
-    send({"method": "initialized", "params": {}})
-    for job in (1, 2):
-        send(
-            {
-                "id": 1 + job,
-                "method": "workspace/executeCommand",
-                "params": {"command": "lspAgent.run", "arguments": [{"task": "read app.py"}]},
-            }
-        )
-        wait_for(f"(job {job}): read it".encode())
-    send({"id": 9, "method": "shutdown"})
-    send({"method": "exit"})
-    proc.wait(timeout=60)
-    reader.join(timeout=10)
-    stderr = (proc.stderr.read() if proc.stderr else b"").decode()
-    messages = parse_frames(b"".join(chunks))
+    messages, stderr, _ = run_jobs(REAL_SERVER, workspace, ["read app.py"] * 2, env)
     shown = [m["params"] for m in messages if m.get("method") == "window/showMessage"]
     logged = [m["params"] for m in messages if m.get("method") == "window/logMessage"]
     assert any("(job 2): read it" in s["message"] for s in shown), (shown, stderr[-2000:])

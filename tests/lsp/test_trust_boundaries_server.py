@@ -25,7 +25,6 @@ from tests.attack_helpers import conftest_writing, recording_endpoint
 from tests.lsp.editor import REAL_SERVER
 from tests.lsp.framing import frame, read_frames
 
-APP = "def add(a, b):\n    return a - b\n"
 PROPOSE = [
     {
         "tool": "propose_patch",
@@ -121,14 +120,6 @@ class RawEditor:
                 self.proc.kill()
                 self.proc.wait()
         return self.proc.stderr.read().decode(errors="replace")[-3000:] if self.proc.stderr else ""
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "app.py").write_text(APP)
-    return root
 
 
 @pytest.fixture

@@ -48,5 +48,31 @@ def secret_env() -> str:
     return os.environ.get("LSP_AGENT_TEST_SECRET", "absent")
 
 
+@server.tool()
+def big(megabytes: int) -> str:
+    """A result of that many megabytes."""
+    return "x" * (megabytes * 1024 * 1024)
+
+
+@server.tool()
+def detach() -> str:
+    """Start a process that leaves the server's session (double fork, setsid); its pid."""
+    read_end, write_end = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        grandchild = os.fork()
+        if grandchild == 0:
+            os.close(read_end)
+            os.close(write_end)
+            time.sleep(600)
+            os._exit(0)
+        os.write(write_end, str(grandchild).encode())
+        os._exit(0)
+    os.close(write_end)
+    pid = os.read(read_end, 32).decode()
+    os.close(read_end)
+    return pid
+
+
 if __name__ == "__main__":
     server.run()

@@ -42,7 +42,9 @@ def test_litellm_pin_names_its_workaround_and_the_workaround_is_in_place() -> No
     assert f"PIN litellm {minor}.x" in note, f"uv.lock has litellm {locked}: update the note"
     assert "_skip_mcp_handler" in note and "lsp_agent/models/factory.py" in note
     assert importlib.metadata.version("litellm") == locked
-    params = litellm_params(ModelEndpoint("openai/x", "http://127.0.0.1:9/v1"), Settings())
+    params = litellm_params(
+        ModelEndpoint("openai/x", "http://127.0.0.1:9/v1"), Settings().model_config()
+    )
     assert params["_skip_mcp_handler"] is True, "the note describes a switch that is gone"
 
 

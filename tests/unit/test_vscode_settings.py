@@ -19,13 +19,13 @@ import pytest
 from lsp_agent.settings import (
     AGENT_TYPES,
     LOG_LEVELS,
-    SANDBOX_BACKENDS,
     Settings,
     env_keys,
     load_settings,
     resolve,
     setting_fields,
 )
+from sandbox.config import BACKENDS as SANDBOX_BACKENDS
 
 VSCODE = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 SETTINGS_MAP: dict[str, Any] = json.loads((VSCODE / "settings-map.json").read_text("utf-8"))
@@ -72,10 +72,17 @@ def as_json(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
+# The sandbox's keys are parsed by the sandbox's own rules (`sandbox.config`).
+SANDBOX_PARSERS = {"parse_backend": "_choice", "parse_timeout_s": "_int_in"}
+
+
 def parser_kind(name: str) -> str:
     """`_int_in`, `_float_in`, `_choice`, ... : which factory made the field's parser."""
     parse = FIELDS[name].metadata["parse"]
-    return str(parse.__qualname__).split(".")[0]
+    kind = str(parse.__qualname__).split(".")[0]
+    if kind == "_number_in":  # `_int_in` and `_float_in` make their parsers with it
+        return "_int_in" if FIELDS[name].type == "int" else "_float_in"
+    return SANDBOX_PARSERS.get(kind, kind)
 
 
 def test_map_is_for_the_lsp_agent_section() -> None:

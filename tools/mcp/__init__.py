@@ -8,35 +8,14 @@ model next to the built-in ones, every call through the same `InstrumentedTool` 
   built-in), arguments validated against its `inputSchema`, approval unless trusted.
 - `toolbox`: starts the servers of a job, bounds the tools offered, stops them all.
 
-Outside this folder, import from `tools.mcp` only. The configuration is cheap to import; the
-rest loads the `mcp` SDK, so it is imported on first use.
+Outside this folder, import from `tools.mcp` only (it loads the `mcp` SDK: front ends that
+start fast import it when a job needs it).
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from tools.mcp.config import McpConfigError, McpServerSpec, load_mcp_config
-
-if TYPE_CHECKING:
-    from tools.mcp.connection import McpConnection, McpServerError
-    from tools.mcp.mcp_tool import McpTool
-    from tools.mcp.toolbox import McpToolbox
-
-_LAZY = {
-    "McpConnection": "tools.mcp.connection",
-    "McpServerError": "tools.mcp.connection",
-    "McpTool": "tools.mcp.mcp_tool",
-    "McpToolbox": "tools.mcp.toolbox",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+from tools.mcp.connection import McpConnection, McpServerError
+from tools.mcp.mcp_tool import McpTool
+from tools.mcp.toolbox import McpToolbox
 
 __all__ = [
     "McpConfigError",

@@ -10,7 +10,9 @@ The server starts in a fresh empty directory of its own (removed with the connec
 the user's start-up environment's basic keys and the spec's `env`, and its program resolved
 on a PATH without relative entries or entries inside the workspace
 (`safety.host_process`): `npx` would otherwise run the workspace's `node_modules` copy of
-the package, and `python -m` the workspace's module of that name.
+the package, and `python -m` the workspace's module of that name. It runs under
+`tools.mcp.supervisor`: a message larger than 4 MB becomes an error instead of filling
+memory, and what the server started (even detached) ends with it.
 
 Why not smolagents' `MCPClient`: it gives no per-call timeout (a hanging server would hang
 the job) and its tools would need wrapping anyway; this is the small part of it we need.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from concurrent.futures import Future
@@ -36,6 +39,7 @@ from mcp.shared.exceptions import McpError
 
 from safety import host_process
 from tools.mcp.config import McpServerSpec
+from tools.mcp.supervisor import supervised
 
 START_TIMEOUT_S = 20.0
 CALL_TIMEOUT_S = 30.0
@@ -126,8 +130,9 @@ class McpConnection:
             minimal=True,
             untrusted=[self.workspace],
         )
+        argv = supervised(launch.argv, sys.executable)  # bounded messages, no orphans
         params = StdioServerParameters(
-            command=launch.argv[0], args=launch.argv[1:], env=launch.env, cwd=launch.cwd
+            command=argv[0], args=argv[1:], env=launch.env, cwd=launch.cwd
         )
         async with (
             stdio_client(params, errlog=self._stderr) as (read, write),

@@ -30,8 +30,8 @@ from tools.patches.model import (
     HunkSpan,
     PatchError,
     PatchResult,
+    lines_with_ends,
     render_unified_diff,
-    split_lines,
     unified_hunks,
 )
 from tools.patches.search_replace import (
@@ -61,12 +61,12 @@ __all__ = [
     "apply_diff",
     "apply_search_replace",
     "is_stale",
+    "lines_with_ends",
     "next_step",
     "parse_diff",
     "rebase",
     "render_unified_diff",
     "search_replace",
     "search_replace_diff",
-    "split_lines",
     "unified_hunks",
 ]

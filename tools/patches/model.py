@@ -1,7 +1,7 @@
 """What a tool's patch is: every touched file's text before and after, and its diff.
 
 Parsing and applying model-supplied diffs lives in `safety.unified_diff` (shared with the
-sandbox); `PatchError`, `split_lines` and the parsed-diff types are re-exported here.
+sandbox); `PatchError`, `lines_with_ends` and the parsed-diff types are re-exported here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from safety.unified_diff import (
     FileChange,
     FileDiff,
     PatchError,
-    split_lines,
+    lines_with_ends,
 )
 
 __all__ = [
@@ -30,8 +30,8 @@ __all__ = [
     "HunkSpan",
     "PatchError",
     "PatchResult",
+    "lines_with_ends",
     "render_unified_diff",
-    "split_lines",
     "unified_hunks",
 ]
 
@@ -67,8 +67,8 @@ class FilePatch:
     hunks: tuple[HunkSpan, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        before = split_lines(self.before or "")
-        after = split_lines(self.after or "")
+        before = lines_with_ends(self.before or "")
+        after = lines_with_ends(self.after or "")
         object.__setattr__(self, "hunks", tuple(span for span, _ in unified_hunks(before, after)))
 
     @property
@@ -180,7 +180,9 @@ def render_unified_diff(
     source = old_path or path
     body = "".join(
         span.header + "\n" + "".join(lines)
-        for span, lines in unified_hunks(split_lines(before or ""), split_lines(after or ""))
+        for span, lines in unified_hunks(
+            lines_with_ends(before or ""), lines_with_ends(after or "")
+        )
     )
     header = [f"diff --git a/{source} b/{path}\n"]
     if before is None:

@@ -21,10 +21,10 @@ from safety.unified_diff import (
     reindent_rule,
     squash_ws,
     strip_eol,
+    workspace_path,
 )
-from safety.validation import ValidationError, validate_path
 from tools.patches.diff_apply import apply_diff, missing_file_error, read_or_raise
-from tools.patches.model import PatchError, PatchResult, render_unified_diff, split_lines
+from tools.patches.model import PatchError, PatchResult, lines_with_ends, render_unified_diff
 from tools.workspace import Workspace
 
 MAX_LISTED_LINES = 10
@@ -71,7 +71,8 @@ def search_replace(path: str, old: str, new: str, workspace: Workspace) -> Searc
                 kind=ErrorType.INVALID_ARGUMENT,
                 recovery_suggestion="Pass old and new as strings.",
             )
-    rel = _relative(workspace, path)
+    rel = workspace_path(path, workspace)
+    assert rel is not None  # a path in, a path out
     if not exists_quietly(workspace, rel):
         if old:
             raise missing_file_error(workspace, rel)
@@ -99,19 +100,6 @@ def search_replace(path: str, old: str, new: str, workspace: Workspace) -> Searc
     return _edit(rel, text, after, notes)
 
 
-def _relative(workspace: Workspace, path: str) -> str:
-    try:
-        resolved = validate_path(workspace.root, path)
-    except ValidationError as exc:
-        raise PatchError(
-            exc.message,
-            kind=exc.error_type,
-            recovery_suggestion=exc.recovery_suggestion,
-            file=str(path),
-        ) from exc
-    return resolved.relative_to(workspace.root.resolve()).as_posix()
-
-
 def _edit(path: str, before: str | None, after: str, notes: tuple[str, ...]) -> SearchReplace:
     if before == after:
         raise PatchError(
@@ -137,7 +125,7 @@ def _line_of(text: str, index: int) -> int:
 
 
 def _replace_once(path: str, text: str, old: str, new: str) -> tuple[str, tuple[str, ...]]:
-    crlf = dominant_eol(split_lines(text)) == "\r\n"
+    crlf = dominant_eol(lines_with_ends(text)) == "\r\n"
     found = _occurrences(text, old)
     converted = False
     if not found and crlf and "\n" in old and "\r" not in old:
@@ -179,7 +167,7 @@ def _old_lines(old: str) -> list[str]:
 def _replace_lines_ignoring_ws(
     path: str, text: str, old: str, new: str
 ) -> tuple[str, tuple[str, ...]]:
-    lines = split_lines(text)
+    lines = lines_with_ends(text)
     wanted = _old_lines(old)
     if not any(line.strip() for line in wanted):
         raise _not_found(path, lines, wanted)

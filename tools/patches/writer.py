@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from safety.validation import ValidationError, validate_path
+from safety.validation import ValidationError, read_regular, validate_path
 from tools.patches.model import PatchResult
 
 NEW_FILE_MODE = 0o666  # before the umask, like any editor-created file
@@ -106,7 +106,7 @@ class DiskPatchWriter:
 
 def _current(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError:
         return None
     except OSError:

@@ -14,18 +14,19 @@ import json
 import statistics
 import sys
 import tempfile
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.agent.job_types import JobResult
+from lsp_agent.agent.job_types import ClientInfo, JobRequest, JobResult
 from lsp_agent.benchmarks.compliance.checks import Outcome, Verdict
 from lsp_agent.benchmarks.compliance.fixture_repo import make_fixture_repo
 from lsp_agent.benchmarks.compliance.levels import Level
 from lsp_agent.benchmarks.compliance.modes import AgentMode, reference_turns
 from lsp_agent.settings import Settings
+
+JOB_CLIENT = ClientInfo("bench", "approve_all")
 
 SCRIPTED = "scripted"  # the model id that means "the levels' reference solutions"
 ANSWER_CHARS = 200  # how much of each answer the results keep
@@ -145,12 +146,10 @@ def write_mcp_config(path: Path) -> str:
     return str(path)
 
 
-def run_level_once(
-    level: Level, settings: Settings, model: Any = None, capabilities: Any = None
-) -> RunRecord:
+def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRecord:
     """One run of `level` on a fresh fixture repository; `model=None` builds it from settings
-    (`capabilities`: the suite's `CapabilityMemory`, so a server's rejections are learnt once)."""
-    from lsp_agent.agent.runtime import run_agent_job
+    (what a model server refuses is learnt once per process: `agent.services`)."""
+    from lsp_agent.agent.runtime import run_job
     from tools.approval_gate import AutoApprove
     from tools.patches import DiskPatchWriter
     from tools.workspace import DiskWorkspace
@@ -158,21 +157,22 @@ def run_level_once(
     with tempfile.TemporaryDirectory(prefix="lsp-agent-compliance-") as tmp:
         repo = make_fixture_repo(Path(tmp).resolve() / "stockroom", dict(level.files))
         mcp_config = write_mcp_config(Path(tmp) / "mcp.json") if level.mcp else ""
-        result = run_agent_job(
-            level.task,
-            settings=dataclasses.replace(
-                settings,
-                agent_max_steps=level.max_steps,
-                check_command=level.check_command,
-                mcp_config=mcp_config,
-            ),
-            workspace=DiskWorkspace(repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(repo),
-            on_progress=lambda event: None,
-            cancel=threading.Event(),
-            model=model,
-            capabilities=capabilities,
+        level_settings = dataclasses.replace(
+            settings,
+            agent_max_steps=level.max_steps,
+            check_command=level.check_command,
+            mcp_config=mcp_config,
+        )
+        result = run_job(
+            JobRequest(
+                level.task,
+                level_settings,
+                DiskWorkspace(repo),
+                approvals=AutoApprove(),
+                writer=DiskPatchWriter(repo),
+                client=JOB_CLIENT,
+                model=model,
+            )
         )
         try:
             verdict = level.check(Outcome(result, repo))
@@ -189,14 +189,11 @@ def run_suite(
     on_run: Callable[[Level, int, RunRecord], None] = lambda level, index, record: None,
 ) -> list[LevelStats]:
     """Run every level `runs` times; `on_run(level, run index, record)` after each run."""
-    from lsp_agent.models.capabilities import CapabilityMemory
-
-    capabilities = CapabilityMemory()
     stats = []
     for level in levels:
         level_stats = LevelStats(level)
         for index in range(runs):
-            record = run_level_once(level, settings, model_for_level(level), capabilities)
+            record = run_level_once(level, settings, model_for_level(level))
             level_stats.records.append(record)
             on_run(level, index, record)
         stats.append(level_stats)

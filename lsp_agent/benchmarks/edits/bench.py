@@ -218,19 +218,11 @@ class _Bench:
         say(f"{position} {exercise.name}: {agent} …")
         if self.endpoint.meter is not None:
             self.endpoint.meter.take()  # nothing before this run counts for it
-        if agent == OURS:
-            record = self._ours(exercise, repo, run_dir)
-        else:
-            record = run_peer_on(
-                PEERS[agent],
-                exercise,
-                repo,
-                run_dir,
-                image=self.image,
-                endpoint=self.endpoint,
-                max_steps=self.max_steps,
-                timeout_s=self.timeout_s,
-            )
+        try:
+            record = self._run(exercise, agent, repo, run_dir)
+        finally:  # a run that timed out or was stopped leaves no reply generating
+            if self.endpoint.meter is not None:
+                self.endpoint.meter.abort()
         self.runs.append(record)
         verdict = "passed" if record.passed else f"FAILED ({record.reason}; {record.status})"
         say(
@@ -240,7 +232,22 @@ class _Bench:
         if self.options.output is not None:
             write_runs(self.options.output, self.runs, self.agents, self.setup)
 
+    def _run(self, exercise: Exercise, agent: str, repo: Path, run_dir: Path) -> ExerciseRun:
+        if agent == OURS:
+            return self._ours(exercise, repo, run_dir)
+        return run_peer_on(
+            PEERS[agent],
+            exercise,
+            repo,
+            run_dir,
+            image=self.image,
+            endpoint=self.endpoint,
+            max_steps=self.max_steps,
+            timeout_s=self.timeout_s,
+        )
+
     def _ours(self, exercise: Exercise, repo: Path, run_dir: Path) -> ExerciseRun:
+        meter = self.endpoint.meter
         run = run_ours(
             exercise,
             repo,
@@ -248,6 +255,7 @@ class _Bench:
             self.endpoint.ours,
             timeout_s=self.timeout_s,
             on_progress=_show_step,
+            on_timeout=meter.abort if meter is not None else lambda: None,
         )
         usage = self.endpoint.meter.take() if self.endpoint.meter is not None else None
         verdict = judge(exercise, repo)

@@ -10,8 +10,10 @@ socket (for the peer containers, which have no network: the socket is all they c
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
+import socket
 import socketserver
 import threading
 from dataclasses import dataclass, field
@@ -20,8 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-
-import httpx
+from urllib.parse import urlsplit
 
 UPSTREAM_TIMEOUT_S = 1800.0  # one reply of a small model on 2 cores can take minutes
 ROUTES = {("POST", "chat/completions"), ("GET", "models")}
@@ -47,7 +48,7 @@ class ModelMeter:
         self._lock = threading.Lock()
         self._usage = Usage()
         self._sent: list[Any] = []  # the messages of the request before
-        self._client = httpx.Client(timeout=UPSTREAM_TIMEOUT_S)
+        self._open: set[http.client.HTTPConnection] = set()  # requests under way upstream
         handler = _handler(self)
         tcp = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._servers: list[socketserver.BaseServer] = [tcp]
@@ -70,7 +71,7 @@ class ModelMeter:
         for server in self._servers:
             server.shutdown()
             server.server_close()
-        self._client.close()
+        self.abort()
         if self.socket_path is not None:
             self.socket_path.unlink(missing_ok=True)
 
@@ -79,6 +80,16 @@ class ModelMeter:
         with self._lock:
             usage, self._usage, self._sent = self._usage, Usage(), []
         return usage
+
+    def abort(self) -> None:
+        """Drop the requests under way: the server stops generating a reply nobody will read
+        (a run that timed out must not keep the one model slot busy for the next)."""
+        with self._lock:
+            connections = list(self._open)
+        for connection in connections:
+            if connection.sock is not None:
+                with contextlib.suppress(OSError):
+                    connection.sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked read
 
     def record(self, request: bytes, reply: dict[str, Any] | None, status: int) -> None:
         prompt, completion = _tokens(reply or {})
@@ -102,28 +113,48 @@ class ModelMeter:
             return
         length = int(handler.headers.get("Content-Length") or 0)
         body = handler.rfile.read(length) if length else b""
-        url = f"{self.upstream_base}/{route}"
-        headers = {"Content-Type": "application/json"}
+        connection = self._connect()
         try:
-            with self._client.stream(method, url, content=body, headers=headers) as upstream:
-                handler.send_response(upstream.status_code)
-                kind = upstream.headers.get("content-type", "application/json")
-                handler.send_header("Content-Type", kind)
-                handler.end_headers()  # HTTP/1.0: the body ends when the connection closes
-                chunks = []
-                for chunk in upstream.iter_raw():
-                    handler.wfile.write(chunk)
-                    handler.wfile.flush()
-                    chunks.append(chunk)
-        except (httpx.HTTPError, OSError) as exc:
+            connection.request(method, f"{self._path}/{route}", body=body, headers=_HEADERS)
+            upstream = connection.getresponse()
+            handler.send_response(upstream.status)
+            kind = upstream.getheader("content-type", "application/json")
+            handler.send_header("Content-Type", kind)
+            handler.end_headers()  # HTTP/1.0: the body ends when the connection closes
+            chunks = []
+            while chunk := upstream.read1(65536):
+                handler.wfile.write(chunk)
+                handler.wfile.flush()
+                chunks.append(chunk)
+        except (http.client.HTTPException, OSError) as exc:
             if route == "chat/completions":
                 self.record(body, None, HTTPStatus.BAD_GATEWAY)
             with contextlib.suppress(OSError):
                 handler.send_error(502, f"model endpoint: {exc}")
             return
+        finally:
+            with self._lock:
+                self._open.discard(connection)
+            connection.close()
         if route == "chat/completions":
             reply = _reply(b"".join(chunks), "event-stream" in kind)
-            self.record(body, reply, upstream.status_code)
+            self.record(body, reply, upstream.status)
+
+    @property
+    def _path(self) -> str:
+        return urlsplit(self.upstream_base).path.rstrip("/")
+
+    def _connect(self) -> http.client.HTTPConnection:
+        parts = urlsplit(self.upstream_base)
+        secure = parts.scheme == "https"
+        kind = http.client.HTTPSConnection if secure else http.client.HTTPConnection
+        connection = kind(parts.hostname or "127.0.0.1", parts.port, timeout=UPSTREAM_TIMEOUT_S)
+        with self._lock:
+            self._open.add(connection)
+        return connection
+
+
+_HEADERS = {"Content-Type": "application/json"}
 
 
 def _reply(data: bytes, streamed: bool) -> dict[str, Any] | None:

@@ -15,14 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsp_agent.agent.job_types import JobResult, ProgressEvent
+from lsp_agent.agent.job_types import ClientInfo, JobRequest, JobResult, ProgressEvent
+from lsp_agent.agent.preflight import preflight
 from lsp_agent.benchmarks.edits.exercises import Exercise
-from lsp_agent.settings import Settings, load_settings
+from lsp_agent.settings import Settings
 from tools.approval_gate import AutoApprove
 from tools.patches import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SCRIPTED = "scripted"
+CLIENT = ClientInfo("bench-edits", "approve_all")  # as `lsp-agent run --yes` answers
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class OurRun:
 
 
 def job_settings(repo: Path, model: OurModel) -> Settings:
-    settings, _ = load_settings(workspace=repo)
+    settings = preflight(repo, client=CLIENT).settings
     overrides: dict[str, Any] = {"model_id": model.model_id}
     if model.api_base:
         overrides["model_api_base"] = model.api_base
@@ -54,7 +56,7 @@ def model_problem(model: OurModel) -> str | None:
     """Why lsp-agent's model cannot be reached (None when it can), as `run` checks it."""
     from lsp_agent.models.factory import check_model_reachable
 
-    return check_model_reachable(job_settings(Path.cwd(), model))
+    return check_model_reachable(job_settings(Path.cwd(), model).model_config())
 
 
 def scripted_turns(exercise: Exercise) -> list[dict[str, Any]]:
@@ -95,9 +97,11 @@ def run_ours(
     *,
     timeout_s: float,
     on_progress: Callable[[ProgressEvent], None] = lambda event: None,
+    on_timeout: Callable[[], None] = lambda: None,
 ) -> OurRun:
-    """Run the job to its end (or cancel it after `timeout_s`)."""
-    from lsp_agent.agent.runtime import run_agent_job
+    """Run the job to its end (or cancel it after `timeout_s`, and call `on_timeout`: the
+    bench drops the model request under way, which the job would otherwise wait for)."""
+    from lsp_agent.agent.runtime import run_job
 
     run = OurRun(JobResult("failed"))
 
@@ -111,19 +115,26 @@ def run_ours(
 
         scripted = ScriptedModel(scripted_turns(exercise), model_id=SCRIPTED)
     cancel = threading.Event()
-    timer = threading.Timer(timeout_s, cancel.set)
+
+    def stop() -> None:
+        cancel.set()
+        on_timeout()
+
+    timer = threading.Timer(timeout_s, stop)
     timer.start()
     try:
-        run.result = run_agent_job(
+        request = JobRequest(
             task,
-            settings=job_settings(repo, model),
-            workspace=DiskWorkspace(repo),
+            job_settings(repo, model),
+            DiskWorkspace(repo),
             approvals=AutoApprove(),
             writer=DiskPatchWriter(repo),
-            on_progress=progress,
+            progress=progress,
             cancel=cancel,
+            client=CLIENT,
             model=scripted,
         )
+        run.result = run_job(request)
     finally:
         timer.cancel()
     return run

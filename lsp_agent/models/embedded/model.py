@@ -12,7 +12,7 @@
   penalty on the previous call's tool; then its arguments are written under the grammar,
   sampled check-first (`grammar_sampler`). The call comes back as a native `tool_calls`
   entry with dict arguments. `argument_choices` (a callable the runtime may set, called
-  per reply) turns arguments into enums: `{"path": repository_paths(root), "patch_id": ids}`.
+  per reply) turns arguments into enums: `{"path": the workspace's files, "patch_id": ids}`.
 - A reply that loops (`1.0.0.0…`) is cut early; with `max_tokens` it comes back as plain
   text, which RobustModel turns into an observation. The context is at most `MAX_CONTEXT`;
   size the agent's context budget from `EmbeddedModel.context_length`.
@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -41,6 +40,7 @@ from smolagents.models import (
 from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
+from lsp_agent.models.config import ModelConfig
 from lsp_agent.models.embedded.choice_scoring import choose
 from lsp_agent.models.embedded.loader import (
     DEFAULT_EMBEDDED,
@@ -57,8 +57,6 @@ from lsp_agent.models.embedded.tool_grammar import (
     check_call,
     tool_specs,
 )
-from lsp_agent.settings import Settings
-from tools.workspace import git_listed_files, walk_files
 
 __all__ = [
     "DEFAULT_EMBEDDED",
@@ -68,7 +66,6 @@ __all__ = [
     "embedded_gguf",
     "ends_in_loop",
     "load_llama",
-    "repository_paths",
 ]
 
 MAX_CONTEXT = 4096  # a 135M-270M model gains nothing from more, and prompts cost ~100 tok/s
@@ -286,19 +283,13 @@ def _response_format_grammar(response_format: dict[str, Any]) -> LlamaGrammar | 
     return None
 
 
-def repository_paths(root: Path) -> list[str]:
-    """The repository's files (git's list, else a walk): `argument_choices()["path"]`."""
-    listed = git_listed_files(root)
-    return listed if listed is not None else walk_files(root)
-
-
-def build_embedded_model(settings: Settings) -> EmbeddedModel:
-    """The embedded model for `settings.model_id` (`embedded`, `embedded:NAME|PATH`)."""
-    path = embedded_gguf(settings.model_id)
-    n_ctx = max(512, min(settings.model_num_ctx, MAX_CONTEXT))
+def build_embedded_model(config: ModelConfig) -> EmbeddedModel:
+    """The embedded model for `config.model_id` (`embedded`, `embedded:NAME|PATH`)."""
+    path = embedded_gguf(config.model_id)
+    n_ctx = max(512, min(config.model_num_ctx, MAX_CONTEXT))
     return EmbeddedModel(
         load_llama(path, n_ctx),
-        model_id=settings.model_id,
-        temperature=settings.model_temperature,
-        max_tokens=settings.model_max_tokens,
+        model_id=config.model_id,
+        temperature=config.model_temperature,
+        max_tokens=config.model_max_tokens,
     )

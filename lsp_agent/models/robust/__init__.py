@@ -127,6 +127,18 @@ class RobustModel(Model):  # type: ignore[misc]
         self.first_call_unreachable = False
 
     @property
+    def context_length(self) -> int | None:
+        """The inner model's own context window, when it has one (the embedded model)."""
+        length = getattr(self.inner, "context_length", None)
+        return int(length) if length else None
+
+    def offer_argument_choices(self, choices: Callable[[], dict[str, list[str]]]) -> None:
+        """Models that constrain arguments (the embedded one) get `choices()` (argument name
+        -> allowed values), asked afresh for every reply; others ignore it."""
+        if hasattr(self.inner, "argument_choices"):
+            self.inner.argument_choices = choices
+
+    @property
     def token_usage(self) -> TokenUsage:
         """Prompt and completion tokens of every reply so far."""
         return TokenUsage(input_tokens=self.input_tokens, output_tokens=self.output_tokens)

@@ -107,17 +107,16 @@ class ScriptedModel(Model):  # type: ignore[misc]
     def call_count(self) -> int:
         return len(self.calls)
 
-    def generate(
-        self,
-        messages: list[ChatMessage | dict[str, Any]],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, str] | None = None,
-        tools_to_call_from: list[Tool] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
+    def generate(self, messages: list[ChatMessage | dict[str, Any]], **options: Any) -> ChatMessage:
+        """The next turn, as a real model would answer it (smolagents passes `options` by
+        keyword: `stop_sequences`, `response_format`, `tools_to_call_from`, ...)."""
+        stop_sequences = options.pop("stop_sequences", None)
+        tools_to_call_from: list[Tool] | None = options.pop("tools_to_call_from", None)
+        options.pop("response_format", None)
         tool_names = [t.name for t in tools_to_call_from or []]
         with self._lock:
-            self.calls.append(RecordedModelCall(list(messages), tool_names, stop_sequences, kwargs))
+            call = RecordedModelCall(list(messages), tool_names, stop_sequences, options)
+            self.calls.append(call)
             turn = self._turns.popleft() if self._turns else exhausted_turn(len(self.calls) - 1)
         if turn.delay_s:
             time.sleep(turn.delay_s)

@@ -6,7 +6,7 @@
 //   "fs": {"read": true, "write": true},          // client capabilities declared
 //   "buffers": {"/abs/path": "unsaved text"},     // what fs/read_text_file returns
 //   "mcpServers": [...],                           // passed to session/new
-//   "prompts": [{"text": "...", "permission": "allow_once" | "allow_always" |
+//   "prompts": [{"text": "...", "blocks": [more content blocks], "permission": "allow_once" | "allow_always" |
 //                "reject_once" | "cancel" | "cancel_and_never_answer",
 //                "cancelOn": "tool_call" | null,
 //                "promptWhileRunning": "text" | null,
@@ -107,7 +107,8 @@ try {
   for (const spec of scenario.prompts) {
     turn = { spec, updates: [], permissions: [], reads: [], writes: [], cancelSent: false };
     try {
-      turn.response = await connection.prompt({ sessionId, prompt: [{ type: "text", text: spec.text }] });
+      const prompt = [{ type: "text", text: spec.text }, ...(spec.blocks ?? [])];
+      turn.response = await connection.prompt({ sessionId, prompt });
     } catch (e) {
       turn.error = { code: e.code, message: e.message, data: e.data };
     }

@@ -18,8 +18,11 @@ from smolagents import ToolCallingAgent  # noqa: E402
 from lsp_agent.agent.telemetry import setup_telemetry  # noqa: E402
 from lsp_agent.models.scripted import ScriptedModel  # noqa: E402
 from lsp_agent.settings import Settings  # noqa: E402
+from sandbox import open_sandbox  # noqa: E402
+from sandbox.project import project_profile  # noqa: E402
 from tools.approval_gate import RejectAll  # noqa: E402
 from tools.base import ToolContext  # noqa: E402
+from tools.patches import DiskPatchWriter  # noqa: E402
 from tools.registry import build_tools  # noqa: E402
 from tools.workspace import DiskWorkspace  # noqa: E402
 
@@ -27,9 +30,15 @@ from tools.workspace import DiskWorkspace  # noqa: E402
 def main() -> int:
     repo, endpoint, project = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     settings = Settings(phoenix_endpoint=endpoint, phoenix_project=project, sandbox_backend="none")
-    provider = setup_telemetry(settings)
+    provider = setup_telemetry(settings.telemetry_config())
     assert provider is not None
-    context = ToolContext(workspace=DiskWorkspace(repo), approvals=RejectAll())
+    context = ToolContext(
+        workspace=DiskWorkspace(repo),
+        writer=DiskPatchWriter(repo),
+        sandbox_factory=lambda: open_sandbox(repo, settings.sandbox_config()),
+        project=project_profile(repo),
+        approvals=RejectAll(),
+    )
     model = ScriptedModel(
         [
             {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},

@@ -102,9 +102,36 @@ def test_bad_value_in_dotenv_names_the_file(tmp_path: Path) -> None:
 
 
 def test_effective_api_base_fills_in_ollama_default() -> None:
-    assert Settings().effective_api_base() == "http://localhost:11434"
+    assert Settings().model_config().effective_api_base() == "http://localhost:11434"
     custom = Settings(model_id="openai/x", model_api_base="http://127.0.0.1:9/v1")
-    assert custom.effective_api_base() == "http://127.0.0.1:9/v1"
+    assert custom.model_config().effective_api_base() == "http://127.0.0.1:9/v1"
+
+
+def test_each_component_gets_its_own_config_from_the_settings() -> None:
+    settings = Settings(
+        model_id="openai/m",
+        model_temperature=0.5,
+        model_fallbacks=("openai/b",),
+        phoenix_enabled=False,
+        phoenix_project="p",
+        validation_max_chars=77,
+        truncation_max_lines=9,
+        sandbox_timeout_s=12,
+    )
+    model = settings.model_config()
+    assert (model.model_id, model.model_temperature, model.model_fallbacks) == (
+        "openai/m",
+        0.5,
+        ("openai/b",),
+    )
+    telemetry = settings.telemetry_config()
+    assert (telemetry.enabled, telemetry.project) == (False, "p")
+    limits = settings.tool_limits()
+    assert (limits.max_input_chars, limits.max_output_lines, limits.command_timeout_s) == (
+        77,
+        9,
+        12.0,
+    )
 
 
 def test_sandbox_config_carries_the_four_sandbox_settings():

@@ -138,6 +138,8 @@ ALLOWED = {
     "sandbox/checks/driver.py": "in the container",
     "sandbox/checks/driver_steps.py": "in the container, or the local backend's vetted job",
     "sandbox/code/runner.py": "in the container",
+    # runs as the MCP server's parent, itself started from a vetted launch (connection.py)
+    "tools/mcp/supervisor.py": "the MCP server's supervisor",
 }
 # Launchers that start the process themselves, from a `host_process.launch` they made.
 VETTED_LAUNCHERS = {

@@ -158,6 +158,7 @@ def test_config_from_environment_reads_four_keys_and_keeps_defaults_for_bad_valu
     assert config == SandboxConfig("docker", "mine:3", 12.0, "pytest -x")
     bad = SandboxConfig.from_environment({"SANDBOX_BACKEND": "host", "SANDBOX_TIMEOUT_S": "0"})
     assert bad == SandboxConfig()
+    assert SandboxConfig.from_environment({"SANDBOX_TIMEOUT_S": "2.5"}) == SandboxConfig()
     with pytest.raises(ValueError):
         SandboxConfig(backend="host")
 
@@ -168,6 +169,18 @@ def test_config_from_user_scope_reads_the_user_config_file_then_the_environment(
     env = {"XDG_CONFIG_HOME": str(tmp_path), "SANDBOX_IMAGE": "b:2"}
     assert SandboxConfig.from_user_scope(env) == SandboxConfig("none", "b:2")
     assert SandboxConfig.from_user_scope({}) == SandboxConfig()
+
+
+def test_the_settings_parse_the_sandbox_keys_with_the_sandbox_rules():
+    """One rule per key: a value the sandbox refuses, the settings refuse too."""
+    from lsp_agent.settings import Settings, resolve
+
+    values = {"SANDBOX_BACKEND": "host", "SANDBOX_TIMEOUT_S": "0", "SANDBOX_IMAGE": " x:1 "}
+    settings, errors = resolve([("environment", values)])
+    assert settings.sandbox_config() == SandboxConfig.from_environment(values)
+    assert settings.sandbox_config() == SandboxConfig(image="x:1")
+    assert sorted(e.key for e in errors) == ["SANDBOX_BACKEND", "SANDBOX_TIMEOUT_S"]
+    assert Settings().sandbox_config() == SandboxConfig()
 
 
 def test_every_backend_satisfies_the_protocol(tmp_repo):

@@ -9,10 +9,11 @@ import pytest
 from safety.approvals import Outcome, Status
 from safety.errors import ErrorType
 from sandbox.null_backend import NullSandbox
+from sandbox.project import project_profile
 from sandbox.protocol import RunResult
 from tests.fake_sandbox import FakeSandbox
+from tests.tool_context import tool_context
 from tools.approval_gate import ApprovalAsk
-from tools.base import ToolContext
 from tools.command_tools import RunCmd, RunTests
 from tools.instrumented import InstrumentedTool
 from tools.workspace import DiskWorkspace
@@ -28,12 +29,12 @@ class Gate:
         return Outcome("t", Status.APPROVED if self.approve else Status.REJECTED, by="test")
 
 
-def tools(tmp_repo, box, gate, check_command=None):
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo),
+def tools(tmp_repo, box, gate, check_command=""):
+    context = tool_context(
+        DiskWorkspace(tmp_repo),
         approvals=gate,
         sandbox_factory=lambda: box,
-        check_command=check_command,
+        project=project_profile(tmp_repo, check_command),
     )
     return (
         InstrumentedTool(RunCmd(context), context),
@@ -77,7 +78,7 @@ def test_rejected_command_is_not_run(tmp_repo) -> None:
 def test_configured_check_command_and_failures(tmp_repo) -> None:
     failing = RunResult(1, "\n".join(f"line {i}" for i in range(200)), "boom", False, 0.1, "docker")
     box = FakeSandbox(run_result=failing)
-    _, run_tests = tools(tmp_repo, box, Gate(True), check_command=["pytest", "-x", "tests"])
+    _, run_tests = tools(tmp_repo, box, Gate(True), check_command="pytest -x tests")
     reply = json.loads(run_tests())
     assert box.runs == [["sh", "-c", "pytest -x tests"]]
     assert reply["passed"] is False and reply["exit_code"] == 1
@@ -90,3 +91,30 @@ def test_no_sandbox_says_how_to_carry_on(tmp_repo) -> None:
     reply = json.loads(run_cmd(command="ls"))
     assert reply["error"] == ErrorType.SANDBOX_ERROR
     assert "lsp-agent sandbox build" in reply["recovery_suggestion"]
+
+
+NODE_PACKAGE = json.dumps({"name": "calc", "scripts": {"test": "node --test"}})
+
+
+def test_a_node_project_runs_its_npm_test_script(tmp_path) -> None:
+    """One answer for the check command: on a Node project run_tests() runs `npm test`, as
+    the patch check does and as repo_info tells the model (it ran pytest before)."""
+    from tools.file_tools import RepoInfo
+
+    (tmp_path / "package.json").write_text(NODE_PACKAGE)
+    (tmp_path / "calc.js").write_text("module.exports = (a, b) => a + b;\n")
+    box = FakeSandbox()
+    _, run_tests = tools(tmp_path, box, Gate(True))
+    json.loads(run_tests())
+    assert box.runs == [["sh", "-c", "npm test"]]
+    context = tool_context(DiskWorkspace(tmp_path))
+    assert "Test command: npm test" in RepoInfo(context).forward()
+    assert context.project.check_for(["calc.js"]) == ("npm", "test")
+
+
+def test_a_project_without_tests_still_runs_pytest_when_asked(tmp_path) -> None:
+    (tmp_path / "notes.txt").write_text("no code\n")
+    box = FakeSandbox()
+    _, run_tests = tools(tmp_path, box, Gate(True))
+    json.loads(run_tests())
+    assert box.runs == [["sh", "-c", "python -m pytest -q"]]

@@ -10,7 +10,9 @@ import pytest
 from safety.errors import ErrorType
 from safety.validation import ValidationError
 from tests.conftest import git_init
-from tools.base import AgentTool, ToolContext, ToolFailure, ToolLimits
+from tests.tool_context import make_tool as make
+from tests.tool_context import tool_context
+from tools.base import AgentTool, ToolFailure, ToolLimits
 from tools.file_tools import (
     ListFiles,
     ReadFile,
@@ -21,7 +23,7 @@ from tools.file_tools import (
 )
 from tools.git_tools import GitDiff, GitLog, GitStatus
 from tools.search_tool import RgSearch
-from tools.workspace import DiskWorkspace, OverlayWorkspace
+from tools.workspace import DiskWorkspace
 
 ALL_TOOLS: dict[str, type[AgentTool]] = {
     "repo_info": RepoInfo,
@@ -33,17 +35,6 @@ ALL_TOOLS: dict[str, type[AgentTool]] = {
     "git_diff": GitDiff,
     "git_log": GitLog,
 }
-
-
-def make(
-    cls: type[AgentTool],
-    root: Path,
-    *,
-    limits: ToolLimits | None = None,
-    docs: dict[str, tuple[str, int]] | None = None,
-) -> AgentTool:
-    workspace = DiskWorkspace(root) if docs is None else OverlayWorkspace(root, lambda: docs)
-    return cls(ToolContext(workspace=workspace, limits=limits or ToolLimits()))
 
 
 def numbered(n: int) -> str:
@@ -104,7 +95,7 @@ def test_repo_info_git_repo(tmp_repo: Path) -> None:
     assert "Top level: pkg/ (2), tests/ (1), README.md" in out
     assert ".py 3" in out
     assert ".md 1" in out
-    assert "Test command (guessed): pytest" in out
+    assert "Test command: python -m pytest -q" in out
     assert "unsaved changes: 0" in out
 
 
@@ -115,7 +106,7 @@ def test_repo_info_non_git_and_open_documents(tmp_path: Path) -> None:
     docs = {"main.go": ("package main // edited\n", 2), "new.go": ("package main\n", 1)}
     out = make(RepoInfo, tmp_path, docs=docs).forward()
     assert "Git: not a git repository" in out
-    assert "Test command (guessed): go test ./..." in out
+    assert "Test command: go test ./..." in out
     assert "unsaved changes: 2: main.go, new.go" in out
     assert ".env" not in out
 
@@ -532,7 +523,7 @@ def test_outputs_fit_the_limits_so_the_wrapper_never_cuts_them_again(
     git_init(repo)
     (repo / "pkg" / "big.py").write_text("changed\n" * 2000)
     limits = ToolLimits(max_output_chars=2000, max_output_lines=60, max_list_items=80)
-    context = ToolContext(workspace=DiskWorkspace(repo), limits=limits)
+    context = tool_context(DiskWorkspace(repo), limits=limits)
     wrapped = InstrumentedTool(ALL_TOOLS[name](context), context)
     out = wrapped(**arguments)
     assert not out.startswith("{"), out

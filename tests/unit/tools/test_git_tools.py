@@ -12,10 +12,11 @@ import pytest
 from safety.errors import ErrorType
 from safety.validation import ValidationError
 from tests.conftest import git_init
-from tools.base import AgentTool, ToolContext, ToolFailure, ToolLimits
+from tests.tool_context import make_tool as make
+from tools.base import AgentTool, ToolFailure, ToolLimits
 from tools.file_tools import RepoInfo
 from tools.git_tools import MAX_LOG_COUNT, GitDiff, GitLog, GitStatus
-from tools.workspace import DiskWorkspace, OverlayWorkspace, git_env, git_listed_files
+from tools.workspace import git_env, git_listed_files
 
 GIT = shutil.which("git") or "git"
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
@@ -30,17 +31,6 @@ def git(repo: Path, *args: str) -> str:
 def commit(repo: Path, message: str, *, author: str = "t") -> None:
     git(repo, "add", "-A")
     git(repo, "-c", f"user.name={author}", "commit", "-q", "-m", message)
-
-
-def make(
-    cls: type[AgentTool],
-    root: Path,
-    *,
-    limits: ToolLimits | None = None,
-    docs: dict[str, tuple[str, int]] | None = None,
-) -> AgentTool:
-    workspace = DiskWorkspace(root) if docs is None else OverlayWorkspace(root, lambda: docs)
-    return cls(ToolContext(workspace=workspace, limits=limits or ToolLimits()))
 
 
 # ---- git_status ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from opentelemetry.trace import StatusCode
 from safety.approvals import Outcome, Status
 from safety.errors import ErrorType, ValidationError
 from safety.policy import CommandPolicy
+from tests.tool_context import tool_context
 from tools.approval_gate import ApprovalAsk, AutoApprove
 from tools.base import AgentTool, ToolContext, ToolFailure, ToolLimits
 from tools.instrumented import InstrumentedTool
@@ -92,8 +93,8 @@ def make(
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(memory))
     gate = RecordingGate(approve, events)
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo),
+    context = tool_context(
+        DiskWorkspace(tmp_repo),
         limits=limits or ToolLimits(),
         policy=RecordingPolicy(events),
         approvals=gate,

@@ -9,7 +9,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from tools.base import ToolContext
+from tests.tool_context import tool_context
 from tools.file_tools import ReadFile
 from tools.instrumented import InstrumentedTool
 from tools.workspace import DiskWorkspace
@@ -25,7 +25,7 @@ def test_read_file_output_and_span_attributes_are_redacted(tmp_path: Path) -> No
     memory = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(memory))
-    context = ToolContext(workspace=DiskWorkspace(tmp_path), tracer=provider.get_tracer("test"))
+    context = tool_context(DiskWorkspace(tmp_path), tracer=provider.get_tracer("test"))
     tool = InstrumentedTool(ReadFile(context), context)
     observation = tool.call({"path": "settings.py"})
     assert TOKEN not in observation and AWS not in observation
@@ -40,7 +40,7 @@ def test_a_secret_in_the_arguments_is_redacted_in_the_span(tmp_path: Path) -> No
     memory = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(memory))
-    context = ToolContext(workspace=DiskWorkspace(tmp_path), tracer=provider.get_tracer("t"))
+    context = tool_context(DiskWorkspace(tmp_path), tracer=provider.get_tracer("t"))
     InstrumentedTool(ReadFile(context), context).call({"path": f"{TOKEN}.txt"})
     (span,) = memory.get_finished_spans()
     assert TOKEN not in str(span.attributes)

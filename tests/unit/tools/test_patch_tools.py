@@ -12,6 +12,7 @@ from safety.errors import ErrorType
 from sandbox.null_backend import NullSandbox
 from tests.fake_sandbox import FakeSandbox
 from tests.repo_samples import CALC_DIFF
+from tests.tool_context import tool_context
 from tools.approval_gate import ApprovalAsk
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
@@ -50,9 +51,7 @@ def tools_for(context: ToolContext) -> dict[str, InstrumentedTool]:
 
 @pytest.fixture
 def setup(tmp_repo: Path, gate: Gate, box: FakeSandbox):
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box
-    )
+    context = tool_context(DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box)
     return tools_for(context), context, tmp_repo
 
 
@@ -68,9 +67,7 @@ def test_propose_patch_returns_an_id_and_the_check(setup, box) -> None:
 
 def test_propose_unified_reports_adjustments_and_failed_checks(tmp_repo, gate) -> None:
     box = FakeSandbox(check_passed=False)
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box
-    )
+    context = tool_context(DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box)
     shifted = CALC_DIFF.replace("@@ -1,2 +1,2 @@", "@@ -5,2 +5,2 @@")
     reply = json.loads(tools_for(context)["propose_patch_unified"](diff=shifted))
     assert reply["patch_id"] == "p1"
@@ -92,8 +89,8 @@ def test_bad_diffs_become_errors_with_hints(setup) -> None:
 
 
 def test_check_unavailable_when_there_is_no_sandbox(tmp_repo, gate) -> None:
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo),
+    context = tool_context(
+        DiskWorkspace(tmp_repo),
         approvals=gate,
         sandbox_factory=lambda: NullSandbox(tmp_repo, "Docker is not running"),
     )
@@ -121,9 +118,7 @@ def test_apply_asks_for_exactly_the_patch_and_writes_it(setup, gate) -> None:
 
 def test_rejected_patch_changes_no_byte(tmp_repo, box) -> None:
     gate = Gate(approve=False)
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box
-    )
+    context = tool_context(DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box)
     tools = tools_for(context)
     before = (tmp_repo / CALC).read_bytes()
     tools["propose_patch"](path=CALC, old="a + b", new="b + a")
@@ -165,7 +160,7 @@ def test_unknown_patch_id_lists_the_known_ones(setup) -> None:
 def test_proposals_read_unsaved_buffers_and_send_them_to_the_check(tmp_repo, gate, box) -> None:
     buffer = "def add(a, b):\n    # unsaved\n    return a + b\n"
     workspace = OverlayWorkspace(tmp_repo, lambda: {CALC: (buffer, 7)})
-    context = ToolContext(workspace=workspace, approvals=gate, sandbox_factory=lambda: box)
+    context = tool_context(workspace, approvals=gate, sandbox_factory=lambda: box)
     reply = json.loads(
         tools_for(context)["propose_patch"](
             path=CALC, old="    # unsaved\n", new="    # saved soon\n"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from safety.approvals import Outcome, Status
 from sandbox.null_backend import NullSandbox
+from tests.tool_context import tool_context
 from tools.approval_gate import ApprovalAsk
-from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ApplyPatch, ProposePatch, ProposePatchUnified
 
@@ -27,8 +27,8 @@ def tools(root: Path) -> tuple[dict[str, InstrumentedTool], RecordingGate]:
     from tools.workspace import DiskWorkspace
 
     gate = RecordingGate()
-    context = ToolContext(
-        workspace=DiskWorkspace(root),
+    context = tool_context(
+        DiskWorkspace(root),
         approvals=gate,
         sandbox_factory=lambda: NullSandbox(root, reason="test"),
     )

@@ -12,8 +12,9 @@ from safety.approvals import Outcome, Status
 from sandbox.config import SandboxConfig
 from sandbox.local_backend import LocalSandbox
 from tests.conftest import git_init
+from tests.repo_samples import write
+from tests.tool_context import tool_context
 from tools.approval_gate import ApprovalAsk
-from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposePatch
 from tools.workspace import DiskWorkspace
@@ -27,23 +28,20 @@ class Approve:
 def propose(repo: Path, path: str, old: str, new: str) -> dict[str, object]:
     config = SandboxConfig(backend="local", timeout_s=120)
     with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
-        context = ToolContext(
-            workspace=DiskWorkspace(repo), approvals=Approve(), sandbox_factory=lambda: box
+        context = tool_context(
+            DiskWorkspace(repo), approvals=Approve(), sandbox_factory=lambda: box
         )
         tool = InstrumentedTool(ProposePatch(context), context)
         reply: dict[str, object] = json.loads(tool(path=path, old=old, new=new))
     return reply
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return git_init(root)
+def write_repo(root: Path, files: dict[str, str]) -> Path:
+    return git_init(write(root, files))
 
 
 def test_the_tool_result_names_fixed_and_still_failing_tests(tmp_path) -> None:
-    repo = write(
+    repo = write_repo(
         tmp_path / "repo",
         {
             "calc.py": "def sub(a, b):\n    return a + b\n",
@@ -61,7 +59,7 @@ def test_the_tool_result_names_fixed_and_still_failing_tests(tmp_path) -> None:
 
 
 def test_a_missing_module_is_cannot_run_with_the_fix_not_failed(tmp_path) -> None:
-    repo = write(
+    repo = write_repo(
         tmp_path / "repo",
         {
             "conf.py": "import not_installed_anywhere\n\n\ndef port():\n    return 1\n",

@@ -12,8 +12,9 @@ import pytest
 from safety.errors import ErrorType
 from safety.validation import ValidationError
 from tests.conftest import require_component
+from tests.tool_context import tool_context
 from tools import search_tool
-from tools.base import ToolContext, ToolFailure, ToolLimits
+from tools.base import ToolFailure, ToolLimits
 from tools.search_tool import MAX_PER_FILE, RgSearch, escape_regex, ripgrep_argv
 from tools.workspace import DiskWorkspace, OverlayWorkspace
 
@@ -49,7 +50,7 @@ def search(
     docs: dict[str, tuple[str, int]] | None = None,
 ) -> str:
     workspace = DiskWorkspace(root) if docs is None else OverlayWorkspace(root, lambda: docs)
-    tool = RgSearch(ToolContext(workspace=workspace, limits=limits or ToolLimits()))
+    tool = RgSearch(tool_context(workspace, limits=limits or ToolLimits()))
     return str(tool.forward(pattern, glob))
 
 

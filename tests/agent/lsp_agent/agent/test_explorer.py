@@ -12,15 +12,16 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from lsp_agent.agent.explorer import EXPLORER_MAX_STEPS, EXPLORER_PROMPT, Explorer
-from lsp_agent.agent.factory import build_agent
+from lsp_agent.agent.factory import AgentRun, build_agent
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
+from tests.jobs import disk_job
+from tests.tool_context import tool_context
+from tests.tool_names import READ_ONLY_TOOLS
 from tools.approval_gate import AutoApprove
-from tools.base import ToolContext
-from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(
@@ -29,17 +30,7 @@ SETTINGS = Settings(
     agent_max_steps=6,
     agent_subagents=("explorer",),
 )
-READ_ONLY = {
-    "repo_info",
-    "list_files",
-    "rg_search",
-    "read_file",
-    "read_file_snippet",
-    "git_status",
-    "git_diff",
-    "git_log",
-    "final_answer",
-}
+READ_ONLY = READ_ONLY_TOOLS | {"final_answer"}
 ASK = {"tool": "explorer", "arguments": {"task": "Where is add() defined, what does it return?"}}
 FOUND = "add() is in pkg/calc.py line 2; it returns a + b."
 # The sub-agent tries to write (no such tools for it), then reads and answers.
@@ -63,15 +54,15 @@ def run(repo: Path, turns: list[dict], settings: Settings = SETTINGS, cancel=Non
         if on is not None:
             on(event)
 
-    result = run_agent_job(
-        "explain add",
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=progress,
-        cancel=cancel or threading.Event(),
-        model=model,
+    result = run_job(
+        disk_job(
+            "explain add",
+            repo,
+            settings,
+            progress=progress,
+            cancel=cancel or threading.Event(),
+            model=model,
+        )
     )
     return result, events, model
 
@@ -165,8 +156,8 @@ def test_sub_agent_spans_nest_under_the_explorer_call(tmp_repo: Path) -> None:
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    context = ToolContext(
-        workspace=DiskWorkspace(tmp_repo),
+    context = tool_context(
+        DiskWorkspace(tmp_repo),
         approvals=AutoApprove(),
         tracer=provider.get_tracer("test"),
     )
@@ -181,26 +172,8 @@ def test_sub_agent_spans_nest_under_the_explorer_call(tmp_repo: Path) -> None:
             ]
         )
     )
-    cancel = threading.Event()
-    explorer = Explorer(
-        context,
-        model=model,
-        num_ctx=8192,
-        max_steps=4,
-        on_progress=lambda e: None,
-        cancel=cancel,
-        parent_max_steps=5,
-    )
-    agent, _ = build_agent(
-        model,
-        context,
-        max_steps=5,
-        num_ctx=8192,
-        on_progress=lambda e: None,
-        cancel=cancel,
-        extra_tools=[explorer],
-    )
-    agent.run("explain add")
+    run = AgentRun(model, context, 5, 8192, progress=lambda e: None, cancel=threading.Event())
+    build_agent(run, extra_tools=[Explorer(run, max_steps=4)]).agent.run("explain add")
     spans = {span.name: span for span in exporter.get_finished_spans()}
     parent = spans["tool_wrapped.explorer"]
     for name in ("tool_wrapped.rg_search", "tool_wrapped.read_file"):

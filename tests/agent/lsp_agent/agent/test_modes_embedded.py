@@ -5,19 +5,21 @@ explorer's grammar can only choose its read-only tools."""
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
+from threading import Event
 
 from lsp_agent.agent.explorer import Explorer
+from lsp_agent.agent.factory import AgentRun
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.embedded.model import EmbeddedModel
 from lsp_agent.models.factory import build_model
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.settings import Settings
+from tests.jobs import disk_job
+from tests.tool_context import tool_context
+from tests.tool_names import READ_ONLY_TOOLS
 from tools.approval_gate import RejectAll
-from tools.base import ToolContext
-from tools.patches.writer import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 SETTINGS = Settings(
@@ -30,29 +32,19 @@ SETTINGS = Settings(
     agent_max_steps=2,
     agent_planning_interval=1,
 )
-READ_ONLY = {
-    "repo_info",
-    "list_files",
-    "rg_search",
-    "read_file",
-    "read_file_snippet",
-    "git_status",
-    "git_diff",
-    "git_log",
-    "final_answer",
-}
+READ_ONLY = READ_ONLY_TOOLS | {"final_answer"}
 
 
 def test_planning_with_the_embedded_model_plans_in_free_text(tmp_repo: Path) -> None:
     events: list[ProgressEvent] = []
-    result = run_agent_job(
-        "What does add() in pkg/calc.py return?",
-        settings=SETTINGS,
-        workspace=DiskWorkspace(tmp_repo),
-        approvals=RejectAll(),
-        writer=DiskPatchWriter(tmp_repo),
-        on_progress=events.append,
-        cancel=threading.Event(),
+    result = run_job(
+        disk_job(
+            "What does add() in pkg/calc.py return?",
+            tmp_repo,
+            SETTINGS,
+            approvals=RejectAll(),
+            progress=events.append,
+        )
     )
     assert result.status in ("answered", "max_steps", "stopped"), result
     plans = [e for e in events if e.kind == "plan"]
@@ -67,20 +59,13 @@ def test_planning_with_the_embedded_model_plans_in_free_text(tmp_repo: Path) -> 
 def test_the_explorer_on_the_embedded_model_only_chooses_read_only_tools(
     tmp_repo: Path,
 ) -> None:
-    built = build_model(SETTINGS)
+    built = build_model(SETTINGS.model_config())
     assert isinstance(built, EmbeddedModel)
     before = (tmp_repo / "pkg" / "calc.py").read_bytes()
     events: list[ProgressEvent] = []
-    context = ToolContext(workspace=DiskWorkspace(tmp_repo), approvals=RejectAll())
-    explorer = Explorer(
-        context,
-        model=RobustModel(built),
-        num_ctx=built.context_length,
-        max_steps=2,
-        on_progress=events.append,
-        cancel=threading.Event(),
-        parent_max_steps=4,
-    )
+    context = tool_context(DiskWorkspace(tmp_repo), approvals=RejectAll())
+    job = AgentRun(RobustModel(built), context, 4, built.context_length, events.append, Event())
+    explorer = Explorer(job, max_steps=2)
     observation = explorer.forward("Where is add() defined? Change it to return 0.")
     assert isinstance(observation, str) and observation
     chosen = {

@@ -18,12 +18,10 @@ from lsp_agent.agent.planning import (
     plan_char_limit,
     plan_token_limit,
 )
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from tools.approval_gate import AutoApprove
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
+from tests.jobs import disk_job, run_scripted
 
 SETTINGS = Settings(
     sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8, agent_planning_interval=2
@@ -44,19 +42,7 @@ FIX_WITH_PLANS = [
 
 
 def run(repo: Path, turns: list[dict], settings: Settings = SETTINGS, cancel=None):
-    events: list[ProgressEvent] = []
-    model = ScriptedModel(turns)
-    result = run_agent_job(
-        "fix add",
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=events.append,
-        cancel=cancel or threading.Event(),
-        model=model,
-    )
-    return result, events, model
+    return run_scripted(repo, turns, settings, "fix add", cancel=cancel or threading.Event())
 
 
 def test_a_plan_comes_first_and_is_revised_every_n_steps(tmp_repo: Path) -> None:
@@ -135,15 +121,8 @@ def test_cancel_during_planning_stops_before_any_tool(tmp_repo: Path) -> None:
             cancel.set()
 
     model = ScriptedModel(FIX_WITH_PLANS)
-    result = run_agent_job(
-        "fix add",
-        settings=SETTINGS,
-        workspace=DiskWorkspace(tmp_repo),
-        approvals=AutoApprove(),
-        writer=DiskPatchWriter(tmp_repo),
-        on_progress=cancel_on_plan,
-        cancel=cancel,
-        model=model,
+    result = run_job(
+        disk_job("fix add", tmp_repo, SETTINGS, progress=cancel_on_plan, cancel=cancel, model=model)
     )
     assert result.status == "cancelled"
     assert model.call_count == 1
@@ -180,15 +159,7 @@ def test_planning_replies_are_limited_over_http(tmp_repo: Path, constrained: boo
             model_api_base=server.openai_base,
             model_constrained_calls=constrained,
         )
-        result = run_agent_job(
-            "fix add",
-            settings=settings,
-            workspace=DiskWorkspace(tmp_repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(tmp_repo),
-            on_progress=lambda event: None,
-            cancel=threading.Event(),
-        )
+        result = run_job(disk_job("fix add", tmp_repo, settings))
         requests = server.chat_requests
     assert result.status == "answered", result
     planning = [r for r in requests if not r.get("tools")]

@@ -94,22 +94,18 @@ def test_a_remembered_note_reaches_the_next_job_redacted_and_outside_the_repo(
     assert "Notes from earlier tasks in this repository" in text and "make check-all" in text
     assert SECRET not in text
 
-    listed = subprocess.run(
-        [sys.executable, "-m", "lsp_agent", "memory", "list", "--repo", str(tmp_repo)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")},
-        check=True,
-    )
-    assert "1 note for" in listed.stdout and "make check-all" in listed.stdout
-    cleared = subprocess.run(
-        [sys.executable, "-m", "lsp_agent", "memory", "clear", "--repo", str(tmp_repo)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")},
-        check=True,
-    )
-    assert "cleared 1 note" in cleared.stdout
+    def memory(action: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "lsp_agent", "memory", action, "--repo", str(tmp_repo)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")},
+            check=True,
+        ).stdout
+
+    listed = memory("list")
+    assert "1 note for" in listed and "make check-all" in listed
+    assert "cleared 1 note" in memory("clear")
     assert not list((tmp_path / "data" / "lsp-agent" / "memory").glob("*.json"))
 
 

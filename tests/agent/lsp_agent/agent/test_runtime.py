@@ -5,43 +5,20 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from threading import Event
 
-from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.runtime import run_agent_job
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from tools.approval_gate import AutoApprove, RejectAll
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
+from tests.jobs import run_scripted, tool_texts
+from tools.approval_gate import RejectAll
 
 SETTINGS = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8)
 
 
 def run(repo: Path, turns: list[dict], *, approvals=None, cancel=None, settings=SETTINGS):
-    events: list[ProgressEvent] = []
-    model = ScriptedModel(turns)
-    result = run_agent_job(
-        "fix the bug",
-        settings=settings,
-        workspace=DiskWorkspace(repo),
-        approvals=approvals or AutoApprove(),
-        writer=DiskPatchWriter(repo),
-        on_progress=events.append,
-        cancel=cancel or threading.Event(),
-        model=model,
-    )
-    return result, events, model
-
-
-def tool_texts(model: ScriptedModel) -> list[str]:
-    """Every tool result the model was shown, from the last request it received."""
-    last = model.calls[-1].messages
-    return [
-        message_text(m.content)
-        for m in last
-        if str(getattr(m.role, "value", m.role)) == "tool-response"
-    ]
+    extra = {"approvals": approvals} if approvals is not None else {}
+    return run_scripted(repo, turns, settings, "fix the bug", cancel=cancel or Event(), **extra)
 
 
 def test_five_step_task_completes_and_changes_the_file(tmp_repo: Path) -> None:

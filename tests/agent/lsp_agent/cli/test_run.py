@@ -22,8 +22,15 @@ FIX = [
 
 
 def lsp_agent_run(
-    repo: Path, script: list[dict], *args: str, tmp_path: Path, env: dict[str, str] | None = None
+    repo: Path,
+    script: list[dict],
+    *args: str,
+    tmp_path: Path,
+    env: dict[str, str] | None = None,
+    merge_stderr: bool = False,
 ):
+    """`lsp-agent run ARGS --repo REPO` with the scripted model playing `script`, no sandbox,
+    no tracing unless `env` says so; `merge_stderr`: stderr in stdout, in order."""
     script_file = tmp_path / "script.json"
     script_file.write_text(json.dumps(script))
     env = {
@@ -35,7 +42,8 @@ def lsp_agent_run(
     }
     return subprocess.run(
         [sys.executable, "-m", "lsp_agent", "run", *args, "--repo", str(repo)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
         text=True,
         timeout=120,
         env=env,
@@ -79,24 +87,13 @@ def test_unreachable_phoenix_is_one_line_before_the_first_step(
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    script_file = tmp_path / "script.json"
-    script_file.write_text(json.dumps(FIX))
     env = {
-        **os.environ,
-        "MODEL_ID": f"scripted:{script_file}",
-        "SANDBOX_BACKEND": "none",
         "PHOENIX_ENABLED": "true",
         "PHOENIX_ENDPOINT": f"http://127.0.0.1:{port}/v1/traces",
         "PYTHONUNBUFFERED": "1",  # stdout and stderr in the order they were written
     }
-    out = subprocess.run(
-        [sys.executable, "-m", "lsp_agent", "run", "fix add", "--yes", "--repo", str(tmp_repo)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=120,
-        env=env,
-        stdin=subprocess.DEVNULL,
+    out = lsp_agent_run(
+        tmp_repo, FIX, "fix add", "--yes", tmp_path=tmp_path, env=env, merge_stderr=True
     )
     assert out.returncode == 0, out.stdout
     lines = out.stdout.splitlines()

@@ -170,9 +170,9 @@ def test_a_relative_path_entry_does_not_find_the_repositorys_programs(
 def test_an_acp_clients_mcp_server_does_not_import_the_repositorys_module(
     tmp_path: Path,
 ) -> None:
-    from tests.acp.conftest import agent_env, run_client
+    from tests.acp.conftest import CLIENT_DIR, agent_env, run_client
 
-    client = Path(__file__).parents[1] / "acp" / "client" / "acp_client.mjs"
+    client = CLIENT_DIR / "acp_client.mjs"
     installed = (client.parent / "node_modules" / "@agentclientprotocol" / "sdk").is_dir()
     require_component(
         "node and the ACP client library",

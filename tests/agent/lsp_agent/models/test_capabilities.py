@@ -29,7 +29,9 @@ def _settings(server: ScriptedOpenAIServer) -> Settings:
 
 
 def _model(server: ScriptedOpenAIServer, memory: CapabilityMemory, constrained: bool) -> Any:
-    return build_model(_settings(server), constrained_calls=constrained, capabilities=memory)
+    return build_model(
+        _settings(server).model_config(), constrained_calls=constrained, capabilities=memory
+    )
 
 
 def _tool_name(reply: ChatMessage) -> str:
@@ -164,7 +166,7 @@ def test_the_closing_summary_without_tools_is_untouched() -> None:
 def test_ollama_ids_never_get_parallel_tool_calls() -> None:
     with ScriptedOpenAIServer([READ_CALL]) as server:
         settings = Settings(model_id="ollama_chat/qwen2.5-coder:7b", model_api_base=server.base_url)
-        model = build_model(settings, capabilities=CapabilityMemory())
+        model = build_model(settings.model_config(), capabilities=CapabilityMemory())
         assert _tool_name(model.generate(USER, tools_to_call_from=_tools())) == "read_file"
         (body,) = server.chat_requests
         assert "parallel_tool_calls" not in body

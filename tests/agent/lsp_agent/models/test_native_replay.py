@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
-from lsp_agent.agent.runtime import run_agent_job
+from lsp_agent.agent.runtime import run_job
 from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedOpenAIServer
-from tools.approval_gate import AutoApprove
-from tools.patches.writer import DiskPatchWriter
-from tools.workspace import DiskWorkspace
+from tests.jobs import disk_job
 
 
 def test_second_request_carries_native_tool_calls(tmp_repo: Path) -> None:
@@ -26,15 +23,7 @@ def test_second_request_carries_native_tool_calls(tmp_repo: Path) -> None:
             phoenix_enabled=False,
             agent_max_steps=4,
         )
-        result = run_agent_job(
-            "What does add do?",
-            settings=settings,
-            workspace=DiskWorkspace(tmp_repo),
-            approvals=AutoApprove(),
-            writer=DiskPatchWriter(tmp_repo),
-            on_progress=lambda e: None,
-            cancel=threading.Event(),
-        )
+        result = run_job(disk_job("What does add do?", tmp_repo, settings))
         requests = list(server.chat_requests)
     assert result.status == "answered" and result.answer == "It adds."
     first, second = requests[0]["messages"], requests[1]["messages"]

@@ -127,7 +127,7 @@ def test_two_hundred_garbage_replies_never_crash_a_run(tmp_path: Path) -> None:
         for run_turns in runs:
             server.set_turns([*run_turns, {"text": "Summary: nothing usable."}])
             before = len(server.chat_requests)
-            model = RobustModel(build_model(settings, timeout_s=TIMEOUT_S))
+            model = RobustModel(build_model(settings.model_config(), timeout_s=TIMEOUT_S))
             agent = ToolCallingAgent(
                 tools=[read, search], model=model, max_steps=PER_RUN, verbosity_level=LogLevel.OFF
             )
@@ -150,7 +150,7 @@ def test_a_failed_closing_summary_still_ends_the_run(reply: dict[str, Any]) -> N
         settings = Settings(model_id="openai/scripted", model_api_base=server.openai_base)
         agent = ToolCallingAgent(
             tools=[],
-            model=RobustModel(build_model(settings, timeout_s=TIMEOUT_S)),
+            model=RobustModel(build_model(settings.model_config(), timeout_s=TIMEOUT_S)),
             max_steps=1,
             verbosity_level=LogLevel.OFF,
         )

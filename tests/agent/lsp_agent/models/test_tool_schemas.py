@@ -12,7 +12,8 @@ from smolagents.models import get_tool_json_schema
 from lsp_agent.benchmarks import prompt_bench
 from lsp_agent.models.native_replay import NativeLiteLLMModel
 from lsp_agent.models.tool_schemas import compact_tool_schema
-from tools.base import AgentTool, ToolContext
+from tests.tool_context import tool_context
+from tools.base import AgentTool
 from tools.registry import build_tools
 from tools.workspace import DiskWorkspace
 
@@ -30,11 +31,11 @@ class Pick(AgentTool):
 
 
 def _tools(tmp_path: Path) -> list[Any]:
-    return [*build_tools(ToolContext(workspace=DiskWorkspace(tmp_path))), FinalAnswerTool()]
+    return [*build_tools(tool_context(DiskWorkspace(tmp_path))), FinalAnswerTool()]
 
 
 def test_compact_schema_keeps_types_enums_and_required_only(tmp_path: Path) -> None:
-    schema = compact_tool_schema(Pick(ToolContext(workspace=DiskWorkspace(tmp_path))))
+    schema = compact_tool_schema(Pick(tool_context(DiskWorkspace(tmp_path))))
     assert schema == {
         "type": "function",
         "function": {

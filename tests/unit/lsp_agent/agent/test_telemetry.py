@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
@@ -30,7 +31,9 @@ class FailingExporter(SpanExporter):
 
 def test_provider_carries_service_and_phoenix_project() -> None:
     memory = InMemorySpanExporter()
-    provider = build_tracer_provider(Settings(phoenix_project="proj"), exporter=memory)
+    provider = build_tracer_provider(
+        Settings(phoenix_project="proj").telemetry_config(), exporter=memory
+    )
     with provider.get_tracer("t").start_as_current_span("s"):
         pass
     provider.force_flush()
@@ -70,7 +73,8 @@ def test_export_off_installs_nothing() -> None:
         "from opentelemetry import trace\n"
         "from lsp_agent.settings import Settings\n"
         "from lsp_agent.agent.telemetry import setup_telemetry\n"
-        "print(setup_telemetry(Settings(phoenix_enabled=False), instrument=False))\n"
+        "config = Settings(phoenix_enabled=False).telemetry_config()\n"
+        "print(setup_telemetry(config, instrument=False))\n"
         "print(type(trace.get_tracer_provider()).__name__)\n"
     )
     assert run_python(code).splitlines() == ["None", "ProxyTracerProvider"]
@@ -83,7 +87,8 @@ def test_phoenix_down_never_breaks_a_run() -> None:
         "from opentelemetry import trace\n"
         "from lsp_agent.settings import Settings\n"
         "from lsp_agent.agent.telemetry import setup_telemetry\n"
-        "settings = Settings(phoenix_endpoint=f'http://127.0.0.1:{port}/v1/traces')\n"
+        "settings = Settings(phoenix_endpoint=f'http://127.0.0.1:{port}/v1/traces')"
+        ".telemetry_config()\n"
         "provider = setup_telemetry(settings, instrument=True)\n"
         "assert setup_telemetry(settings) is provider, 'idempotent'\n"
         "tracer = trace.get_tracer('t')\n"
@@ -120,17 +125,19 @@ def test_endpoint_probe_tells_listening_from_closed() -> None:
 
 
 def test_phoenix_down_is_one_line_at_set_up_and_nothing_after() -> None:
-    """Two set-ups, spans exported through the real OTLP exporter after the pause: one line
-    (the log and on_notice), and none of OpenTelemetry's own export errors."""
+    """Two set-ups, spans exported through the real OTLP exporter after the pause: one line,
+    to on_notice (whose owner tells the user; without one it is logged), and none of
+    OpenTelemetry's own export errors."""
     code = (
-        "import logging, sys\n"
+        "import json, logging, sys\n"
         "from opentelemetry import trace\n"
         "from lsp_agent.logging_setup import configure_logging\n"
         "from lsp_agent.settings import Settings\n"
         "from lsp_agent.agent import telemetry\n"
         "configure_logging('DEBUG')\n"
         "telemetry.RETRY_AFTER_S = 0.0  # retry at once: the OTLP exporter really runs\n"
-        f"settings = Settings(phoenix_endpoint='http://127.0.0.1:{closed_port()}/v1/traces')\n"
+        f"settings = Settings(phoenix_endpoint='http://127.0.0.1:{closed_port()}/v1/traces')"
+        ".telemetry_config()\n"
         "notices = []\n"
         "provider = telemetry.setup_telemetry(settings, instrument=False, "
         "on_notice=notices.append)\n"
@@ -141,14 +148,14 @@ def test_phoenix_down_is_one_line_at_set_up_and_nothing_after() -> None:
         "        pass\n"
         "    provider.force_flush()\n"
         "provider.shutdown()\n"
-        "print(len(notices))\n"
+        "print(json.dumps(notices))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "1", "the editor hook is told once"
+    notices = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(notices) == 1, "the hook is told once"
     lines = [line for line in out.stderr.splitlines() if "opentelemetry" in line.lower()]
     assert lines == [], lines
-    phoenix = [line for line in out.stderr.splitlines() if "Phoenix" in line]
-    assert len(phoenix) == 1, out.stderr
-    assert "Traces are off" in phoenix[0] and "lsp-agent phoenix" in phoenix[0]
-    assert "PHOENIX_ENABLED=false" in phoenix[0]
+    assert [line for line in out.stderr.splitlines() if "Phoenix" in line] == [], out.stderr
+    assert "Traces are off" in notices[0] and "lsp-agent phoenix" in notices[0]
+    assert "PHOENIX_ENABLED=false" in notices[0]

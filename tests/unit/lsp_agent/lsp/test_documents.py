@@ -8,7 +8,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 
 from lsp_agent.lsp.buffers import OpenBuffers
-from lsp_agent.lsp.documents import LineDocument, StrippedLines, split_lines
+from lsp_agent.lsp.documents import LineDocument, StrippedLines, lsp_lines
 
 URI = "file:///w/a.py"
 TEXT = st.text(alphabet="ab \t\n\ré😀", max_size=60)
@@ -41,7 +41,7 @@ def test_edits_give_the_same_text_as_pygls(case) -> None:
         theirs.apply_change(c)
         assert ours.source == theirs.source
         assert "".join(ours.lines) == ours.source
-        assert ours.lines == split_lines(ours.source)
+        assert ours.lines == lsp_lines(ours.source)
 
 
 def test_an_edit_replaces_only_the_lines_it_touches() -> None:
@@ -80,3 +80,13 @@ def test_buffers_read_the_text_when_a_tool_asks(tmp_path) -> None:
     buffers.update(uri, doc.text_snapshot, 2)
     assert buffers.documents()["a.py"] == ("a = 2\n", 2)
     assert dict(buffers.documents()) == {"a.py": ("a = 2\n", 2)}
+
+
+def test_a_deletion_that_joins_a_lone_cr_to_the_next_lines_break() -> None:
+    # found by hypothesis in CI: "\r" + "" + "\n" across two seams is one "\r\n" line
+    start = "\r\raaaa\n\n"
+    ours, theirs = LineDocument(URI, start), TextDocument(URI, start)
+    for doc in (ours, theirs):
+        doc.apply_change(change(1, 0, 2, 5, ""))
+    assert ours.source == theirs.source
+    assert ours.lines == lsp_lines(ours.source) == ["\r\n"]

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from sandbox.checks.baseline import TreeDigest
-from sandbox.checks.command import COPY_EXCLUDES
+from sandbox.project import SKIPPED_DIRS as COPY_EXCLUDES
 
 
 def _repo(root: Path) -> Path:

@@ -1,82 +1,21 @@
-"""Which command checks a patch, and what a check says when the image lacks its toolchain."""
+"""What a check says when the image lacks its toolchain (which command checks a patch is the
+project profile's answer: tests/unit/sandbox/test_project.py)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from sandbox.checks.command import (
-    AUTO_CHECK_COMMAND,
-    CARGO_TEST,
-    GO_TEST,
-    NPM_TEST,
-    auto_check_command,
-    node_test_script,
-    resolve_check_command,
-    toolchain_problem,
-)
+from sandbox.checks.command import toolchain_problem
 from sandbox.checks.test_results import check_run, compare, environment_problem
 from sandbox.config import SandboxConfig
 from sandbox.docker_backend import DockerSandbox
+from sandbox.project import CARGO_TEST, GO_TEST, NPM_TEST
 from sandbox.protocol import PatchCheck
 from tests.fake_engine import FakeEngine
+from tests.repo_samples import write
 
 PACKAGE = {"name": "n", "version": "1.0.0", "scripts": {"test": "node test.js"}}
 ADD_FILE = "--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+hello\n"
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
-@pytest.mark.parametrize(
-    ("files", "expected"),
-    [
-        ({"tests/test_a.py": "def test_a(): pass\n"}, AUTO_CHECK_COMMAND),
-        ({"package.json": json.dumps(PACKAGE)}, NPM_TEST),
-        ({"go.mod": "module example.com/m\n\ngo 1.19\n"}, GO_TEST),
-        ({"Cargo.toml": '[package]\nname = "m"\nversion = "0.1.0"\n'}, CARGO_TEST),
-        ({"README.md": "nothing to test\n"}, None),
-        # pytest tests win over a package.json, npm over go.mod, go.mod over Cargo.toml
-        (
-            {"test_x.py": "def test_x(): pass\n", "package.json": json.dumps(PACKAGE)},
-            AUTO_CHECK_COMMAND,
-        ),
-        ({"package.json": json.dumps(PACKAGE), "go.mod": "module m\n"}, NPM_TEST),
-        ({"go.mod": "module m\n", "Cargo.toml": "[package]\n"}, GO_TEST),
-    ],
-)
-def test_the_auto_command_follows_the_repository(tmp_path, files, expected):
-    write(tmp_path, files)
-    assert auto_check_command(tmp_path) == expected
-    assert resolve_check_command(SandboxConfig(), tmp_path) == expected
-
-
-def test_npm_test_runs_through_npm_only_for_a_real_test_script(tmp_path):
-    write(tmp_path, {"package.json": json.dumps(PACKAGE)})
-    assert node_test_script(tmp_path) == "node test.js"
-    placeholder = dict(PACKAGE, scripts={"test": 'echo "Error: no test specified" && exit 1'})
-    (tmp_path / "package.json").write_text(json.dumps(placeholder))
-    assert resolve_check_command(SandboxConfig(), tmp_path) is None
-    (tmp_path / "package.json").write_text(json.dumps(dict(PACKAGE, scripts={"lint": "x"})))
-    assert resolve_check_command(SandboxConfig(), tmp_path) is None
-    (tmp_path / "package.json").write_text("not json")
-    assert resolve_check_command(SandboxConfig(), tmp_path) is None
-
-
-def test_check_command_setting_wins_and_a_diff_adding_tests_counts(tmp_path):
-    write(tmp_path, {"go.mod": "module m\n"})
-    configured = SandboxConfig(check_command="make check FAST=1")
-    assert resolve_check_command(configured, tmp_path) == ("make", "check", "FAST=1")
-    assert resolve_check_command(SandboxConfig(), tmp_path, ["tests/test_new.py"]) == (
-        AUTO_CHECK_COMMAND
-    )
 
 
 def test_a_missing_toolchain_names_the_package_and_the_readme():

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.checks.command import COPY_EXCLUDES
 from sandbox.checks.driver import MARKER
 from sandbox.checks.driver_script import driver_source
 from sandbox.checks.driver_steps import Capped, run_job
+from sandbox.project import SKIPPED_DIRS as COPY_EXCLUDES
 from tests.repo_samples import CALC_DIFF as DIFF
 
 

@@ -84,3 +84,17 @@ def test_send_writes_one_json_line_and_a_closed_stream_refuses(pair):
     with pytest.raises(ChannelBroken, match="the test container was closed"):
         stream.send({}, 1.0)
     assert not stream.alive()
+
+
+def test_a_forged_line_nested_too_deep_is_skipped_not_raised(pair):
+    """Issue 28, low: a line nested 100,000 deep raised RecursionError on the host; one
+    nested 900 deep parsed but would raise wherever the message is walked."""
+    stream, theirs = pair
+    deep = "[" * 100_000 + "]" * 100_000
+    nested = '{"call": "read_file", "arguments": {"path": ' + "[" * 900 + "]" * 900 + "}}"
+    theirs.sendall(
+        frame(1, f"{MARKER}{deep}\n".encode())
+        + frame(1, f"{MARKER}{nested}\n".encode())
+        + frame(1, f'{MARKER}{{"done": true, "output": {{"a": [1, {{"b": 2}}]}}}}\n'.encode())
+    )
+    assert stream.receive(5.0) == {"done": True, "output": {"a": [1, {"b": 2}]}}

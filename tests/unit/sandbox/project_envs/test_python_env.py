@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from lsp_agent.cli.project_prepare import prepare_command
 from sandbox.project_envs.python_deps import declared, dependency_key
 from sandbox.project_envs.python_env import download_argv, env_status, plan, ready_env
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+from tests.repo_samples import write
 
 
 def test_pyproject_requirements_and_test_groups_and_uv_lock_pins(tmp_path):

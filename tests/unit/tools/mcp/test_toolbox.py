@@ -13,7 +13,7 @@ import pytest
 
 from safety.approvals import ApprovalKind
 from tests import REPO_ROOT
-from tools.base import ToolContext
+from tests.tool_context import tool_context
 from tools.instrumented import InstrumentedTool
 from tools.mcp.config import McpConfigError, McpServerSpec, load_mcp_config, parse_mcp_config
 from tools.mcp.connection import McpConnection, McpServerError
@@ -132,13 +132,13 @@ def test_close_leaves_no_process(tmp_path: Path) -> None:
 def test_a_server_that_does_not_start_is_left_out(tmp_path: Path) -> None:
     broken = spec(name="broken", command=sys.executable, args=("-c", "import sys; sys.exit(2)"))
     with McpToolbox([broken, spec()], tmp_path) as box:
-        tools = box.tools(ToolContext(workspace=DiskWorkspace(tmp_path)))
+        tools = box.tools(tool_context(DiskWorkspace(tmp_path)))
         assert {t.name for t in tools} >= {"mcp_t_add", "mcp_t_pid"}
         assert len(box.problems) == 1 and "'broken' did not start" in box.problems[0]
 
 
 def test_allow_list_and_cap_bound_what_is_offered(tmp_path: Path) -> None:
-    context = ToolContext(workspace=DiskWorkspace(tmp_path))
+    context = tool_context(DiskWorkspace(tmp_path))
     with McpToolbox([spec(tools=("add", "pid"))], tmp_path) as box:
         assert sorted(t.name for t in box.tools(context)) == ["mcp_t_add", "mcp_t_pid"]
     with McpToolbox([spec()], tmp_path, max_tools=2) as box:
@@ -163,7 +163,7 @@ class Recorder:
 
 
 def wrapped(tmp_path: Path, approvals, **overrides) -> tuple[dict, McpToolbox]:
-    context = ToolContext(workspace=DiskWorkspace(tmp_path), approvals=approvals)
+    context = tool_context(DiskWorkspace(tmp_path), approvals=approvals)
     box = McpToolbox([spec(**overrides)], tmp_path)
     tools = {t.name: InstrumentedTool(t, context) for t in box.tools(context)}
     return tools, box

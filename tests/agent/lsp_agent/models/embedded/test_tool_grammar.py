@@ -36,7 +36,7 @@ from lsp_agent.models.robust import RobustModel
 from lsp_agent.models.tool_call_format import ToolCallFormat
 from lsp_agent.settings import Settings
 from lsp_agent.testing import ScriptedOpenAIServer, SpyTool
-from tools.base import ToolContext
+from tests.tool_context import tool_context
 from tools.registry import TOOL_NAMES, build_tools
 from tools.workspace import DiskWorkspace
 
@@ -53,7 +53,7 @@ def vocab() -> Iterator[ConstrainedLlama]:
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     workspace = DiskWorkspace(tmp_path_factory.mktemp("ws"))
-    return [*build_tools(ToolContext(workspace=workspace)), FinalAnswerTool()]
+    return [*build_tools(tool_context(workspace)), FinalAnswerTool()]
 
 
 def call(name: str, **arguments: Any) -> str:
@@ -226,7 +226,7 @@ def test_ollama_gets_the_schema_as_format_and_json_content_becomes_a_call() -> N
         settings = Settings(
             model_id="ollama_chat/qwen2.5-coder:14b", model_api_base=server.base_url
         )
-        model = build_model(settings, constrained_calls=True)
+        model = build_model(settings.model_config(), constrained_calls=True)
         assert isinstance(model, ToolCallFormat)
         user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
         reply = RobustModel(model).generate([user], tools_to_call_from=tools)
@@ -238,7 +238,9 @@ def test_ollama_gets_the_schema_as_format_and_json_content_becomes_a_call() -> N
         "read_file",
         {"path": "a.py"},
     )
-    plain = build_model(Settings(model_id="anthropic/claude-x"), constrained_calls=True)
+    plain = build_model(
+        Settings(model_id="anthropic/claude-x").model_config(), constrained_calls=True
+    )
     assert not isinstance(plain, ToolCallFormat)
 
 
@@ -250,7 +252,9 @@ def test_openai_compatible_servers_get_the_schema_as_response_format() -> None:
             model_api_base=server.openai_base,
             model_constrained_calls=True,
         )
-        model = build_model(settings, constrained_calls=settings.model_constrained_calls)
+        model = build_model(
+            settings.model_config(), constrained_calls=settings.model_constrained_calls
+        )
         user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
         reply = RobustModel(model).generate([user], tools_to_call_from=tools)
         (body,) = server.chat_requests

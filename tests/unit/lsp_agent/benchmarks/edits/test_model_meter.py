@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import json
+import socket
+import threading
+import time
+from pathlib import Path
 
-from lsp_agent.benchmarks.edits.model_meter import _reply, _tokens
+import httpx
+
+from lsp_agent.benchmarks.edits.model_meter import ModelMeter, _reply, _tokens
 
 
 def test_the_relay_counts_usage_or_llama_cpp_timings_and_joins_streams() -> None:
@@ -26,3 +32,39 @@ def test_the_relay_counts_usage_or_llama_cpp_timings_and_joins_streams() -> None
     }
     assert _tokens(reply) == (9, 2)
     assert _reply(b"not json", streamed=False) is None
+
+
+def test_abort_drops_the_request_under_way_so_the_server_stops_generating(
+    tmp_path: Path,
+) -> None:
+    """A run that timed out leaves no reply generating: the upstream connection closes."""
+    upstream = socket.create_server(("127.0.0.1", 0))
+    closed = threading.Event()
+
+    def generate_forever() -> None:  # a model that has not answered yet
+        connection, _ = upstream.accept()
+        with connection:
+            connection.recv(65536)  # the request
+            connection.settimeout(30)
+            if connection.recv(1) == b"":  # llama-server stops a task whose client left
+                closed.set()
+
+    threading.Thread(target=generate_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{upstream.getsockname()[1]}/v1"
+    with ModelMeter(base, tmp_path) as meter:
+        replies: list[int] = []
+        client = threading.Thread(
+            target=lambda: replies.append(
+                httpx.post(f"{meter.base_url}/chat/completions", json={}, timeout=30).status_code
+            )
+        )
+        client.start()
+        while not meter._open or next(iter(meter._open)).sock is None:
+            time.sleep(0.05)
+        time.sleep(0.2)  # the request is upstream
+        meter.abort()
+        assert closed.wait(10), "the upstream request is still open"
+        client.join(10)
+        assert replies == [502]
+        assert meter.take().failed_calls == 1
+    upstream.close()

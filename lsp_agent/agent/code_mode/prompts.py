@@ -10,13 +10,10 @@ short final answer).
 
 from __future__ import annotations
 
-import importlib.resources
 from collections.abc import Iterable
 from typing import Any
 
-import yaml
-
-from lsp_agent.agent.prompts import FINAL_ANSWER_POST, FINAL_ANSWER_PRE
+from lsp_agent.agent.prompts import agent_templates
 
 CODE_SYSTEM_PROMPT = """\
 You are a coding agent. Each reply: one short thought, then one ```python block. It runs \
@@ -50,15 +47,4 @@ def code_system_prompt(tools: Iterable[Any]) -> str:
 def code_model_templates() -> dict[str, Any]:
     """smolagents' CodeAgent templates with our short closing messages (the system prompt
     is written by `code_system_prompt`, from the job's tools)."""
-    text = (
-        importlib.resources.files("smolagents.prompts")
-        .joinpath("code_agent.yaml")
-        .read_text(encoding="utf-8")
-    )
-    templates: dict[str, Any] = yaml.safe_load(text)
-    templates["system_prompt"] = CODE_SYSTEM_PROMPT
-    templates["final_answer"] = {
-        "pre_messages": FINAL_ANSWER_PRE,
-        "post_messages": FINAL_ANSWER_POST,
-    }
-    return templates
+    return agent_templates("code_agent.yaml", CODE_SYSTEM_PROMPT)

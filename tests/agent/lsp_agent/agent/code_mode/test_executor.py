@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lsp_agent.agent.code_executor import SandboxedPythonExecutor
+from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
 from sandbox.code.session import CodeSession
+from tests.tool_context import tool_context
 from tools.base import ToolContext
 from tools.registry import build_tools
 from tools.workspace import DiskWorkspace
@@ -19,7 +20,7 @@ def never_started() -> object:
 
 
 def executor_for(repo: Path, stopped: list[str]) -> tuple[SandboxedPythonExecutor, ToolContext]:
-    context = ToolContext(workspace=DiskWorkspace(repo))
+    context = tool_context(DiskWorkspace(repo))
     executor = SandboxedPythonExecutor(
         CodeSession(never_started),  # type: ignore[arg-type]
         max_chars=3000,
@@ -59,7 +60,7 @@ def test_once_stopped_no_call_runs(tmp_repo: Path) -> None:
 
 
 def test_code_observations_lose_their_headers_and_a_none_value() -> None:
-    from lsp_agent.agent.code_messages import compact_observation
+    from lsp_agent.agent.code_mode.messages import compact_observation
 
     logs = "Execution logs:\nline 1\nline 2\n"
     assert compact_observation(logs + "Last output from code snippet:\nNone") == "line 1\nline 2"
@@ -72,7 +73,7 @@ def test_code_observations_lose_their_headers_and_a_none_value() -> None:
 
 
 def test_a_failed_model_call_is_told_in_code_mode_terms() -> None:
-    from lsp_agent.agent.code_messages import unusable_reply_text
+    from lsp_agent.agent.code_mode.messages import unusable_reply_text
     from lsp_agent.models.robust import recovery_text
 
     text = unusable_reply_text(recovery_text("the model server timed out", None))

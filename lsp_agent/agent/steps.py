@@ -1,0 +1,168 @@
+"""What both agent modes do around each step: the final-answer check, the step notes, and the
+monitor that enforces the context budget, reports progress and honours cancel and loop stops.
+
+`StepMonitor` is the `ActionStep` callback of every agent the builder makes
+(`agent.factory.build_agent`); a mode says only what is its own: which tools a step called,
+the messages a step adds to the history, and the step's progress line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from smolagents.memory import ActionStep
+from smolagents.models import ChatMessage
+
+from lsp_agent.agent.context_budget import ContextBudget
+from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.prompts import step_notes
+from lsp_agent.models.messages import action_messages
+from tools.base import ToolContext
+from tools.patches import next_step
+
+STEP_LIMIT_PROGRESS = "Step limit reached: the run ends here, with a summary of what was done."
+PLACEHOLDER_ANSWERS = {"", "final_answer", "answer", "...", "<your answer>", "none", "null"}
+# Ids that name something but say nothing: patch p1, approval a1, job 3 (or its token).
+BARE_IDS = (
+    ("a patch id", re.compile(r"p\d+", re.IGNORECASE)),
+    ("an approval id", re.compile(r"a\d+", re.IGNORECASE)),
+    ("a job id", re.compile(r"(lsp-agent/)?job[\s/#_-]*\d+", re.IGNORECASE)),
+)
+SAY_IT_IN_WORDS = (
+    'Call final_answer(answer="<what you found and did, in plain words>") with your '
+    "actual answer for the user."
+)
+
+
+def empty_answer_reason(text: str, tool_names: Collection[str] = ()) -> str | None:
+    """Why `text` is not an answer (a placeholder, a bare id, a tool name), or None.
+
+    A number or word that answers the task (`42`, `yes`) is an answer."""
+    stripped = text.strip()
+    if stripped.lower() in PLACEHOLDER_ANSWERS or stripped.startswith("<"):
+        return "the final answer is empty or a placeholder"
+    bare = stripped.strip("'\"`.").strip()
+    for what, pattern in BARE_IDS:
+        if pattern.fullmatch(bare):
+            return (
+                f"the final answer is only {what} ({bare}); it tells the user nothing "
+                "about what was found or done"
+            )
+    if bare in tool_names:
+        return f"the final answer is only the name of the tool {bare}, not an answer"
+    return None
+
+
+def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
+    """A final answer must say something: not empty, not a placeholder, a bare id or a
+    tool's name. Refused answers become the step's error, which the model sees."""
+    tools = getattr(agent, "tools", None) or {}
+    reason = empty_answer_reason(str(final_answer), tuple(tools))
+    if reason is not None:
+        raise ValueError(f"{reason}. {SAY_IT_IN_WORDS}")
+    return True
+
+
+def job_notes(context: ToolContext, step: int, max_steps: int) -> str:
+    """The note after the history: the patches so far, what to do next, steps left."""
+    patches = context.patches
+    latest = patches.latest()
+    hint = next_step(latest.id, latest.status) if latest else ""
+    return step_notes(step, max_steps, patches.summary(), hint)
+
+
+def summarize_observation(text: str, limit: int = 160) -> str:
+    """One readable line for progress: an error's message, a patch's id and check, or
+    the first line of the result."""
+    stripped = text.strip()
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        if "error" in data and "message" in data:
+            line = str(data["message"])
+        elif "patch_id" in data:
+            check = str(data.get("check", "")).splitlines()[0] if data.get("check") else ""
+            line = f"proposed {data['patch_id']} ({check})"
+        elif "exit_code" in data:
+            line = f"exit code {data['exit_code']}"
+        else:
+            line = stripped
+    else:
+        line = stripped
+    first = line.splitlines()[0] if line else ""
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def is_error_observation(text: str) -> bool:
+    """True when a tool's observation is the error schema (`{"error": ..., "message": ...}`),
+    also with the loop detector's `[warning]` or `[stop]` note after it."""
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text.strip())
+    except ValueError:
+        return False
+    return isinstance(data, dict) and "error" in data and "message" in data
+
+
+@dataclass(eq=False)
+class StepMonitor:
+    """After each step: enforce the budget, report progress, stop on cancel or loops.
+
+    Tool-calling mode as it is; code mode overrides `step_tools`, `step_messages` and
+    `step_line` (a step there runs code that may call several tools)."""
+
+    context: ToolContext
+    budget: ContextBudget
+    on_progress: Callable[[ProgressEvent], None]
+    cancel: threading.Event
+    max_steps: int
+    final_answer_given: bool = field(default=False, init=False)
+    tools_used: list[str] = field(default_factory=list, init=False)
+    steps_taken: int = field(default=0, init=False)
+
+    def __call__(self, step: ActionStep, agent: Any) -> None:
+        if step.step_number > self.max_steps:
+            # smolagents' closing summary after the last step: not a step of its own.
+            self.on_progress(
+                ProgressEvent(self.max_steps, self.max_steps, None, STEP_LIMIT_PROGRESS, "info")
+            )
+            return
+        self.context.state.begin_step()
+        calls = self.step_tools(step, agent)
+        self.tools_used.extend(calls)
+        if step.is_final_answer:
+            self.final_answer_given = True
+        # smolagents appends `step` to memory only after the callbacks: count it too.
+        self.budget.enforce(
+            [*agent.memory.steps, step],
+            lambda: agent.write_memory_to_messages() + self.step_messages(agent, step),
+        )
+        tool, line, ok = self.step_line(step, calls)
+        self.on_progress(
+            ProgressEvent(step.step_number, self.max_steps, tool, line or "thinking", "step", ok=ok)
+        )
+        if self.cancel.is_set() or self.context.state.stopped:
+            agent.interrupt()
+
+    # ---- what a mode says of its own steps ---------------------------------------------------
+    def step_tools(self, step: ActionStep, agent: Any) -> list[str]:
+        """The tools `step` called (counted in `steps_taken` when it called one)."""
+        calls = [step.tool_calls[0].name] if step.tool_calls else []
+        self.steps_taken += bool(calls)
+        return calls
+
+    def step_messages(self, agent: Any, step: ActionStep) -> list[ChatMessage]:
+        """The messages `step` adds to the history (it is not in memory yet)."""
+        return action_messages(step)
+
+    def step_line(self, step: ActionStep, calls: list[str]) -> tuple[str | None, str, bool]:
+        """(tool shown, progress line, whether the step went well)."""
+        observation = str(step.error) if step.error else (step.observations or "")
+        ok = step.error is None and not is_error_observation(observation)
+        return (calls[0] if calls else None), summarize_observation(observation), ok

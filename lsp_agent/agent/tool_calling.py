@@ -1,0 +1,72 @@
+"""Tool-calling mode (the default): smolagents' `ToolCallingAgent`, one JSON tool call a step.
+
+The loop is smolagents' own; `LspAgent` replays past calls natively
+(`models.messages.memory_messages`) and adds the step notes; the tools reach the model only as
+compact schemas, whose size is counted in the context budget.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from smolagents import ToolCallingAgent
+from smolagents.models import ChatMessage, MessageRole
+
+from lsp_agent.agent.context_budget import ContextBudget
+from lsp_agent.agent.planning import PlanReplyLimitMixin
+from lsp_agent.agent.prompts import small_model_templates
+from lsp_agent.agent.steps import StepMonitor, job_notes
+from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
+from lsp_agent.models.messages import memory_messages
+from lsp_agent.models.tool_schemas import compact_tool_schemas
+from tools.base import ToolContext
+
+__all__ = ["LspAgent", "ToolCallingMode", "schema_tokens"]
+
+
+class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
+    """ToolCallingAgent that replays history natively and adds step notes."""
+
+    def __init__(self, *, tool_context: ToolContext, **kwargs: Any) -> None:
+        self.tool_context = tool_context
+        super().__init__(**kwargs)
+
+    def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
+        messages = memory_messages(self.memory, summary_mode)
+        notes = job_notes(self.tool_context, self.step_number, self.max_steps)
+        if notes and not summary_mode:
+            messages.append(
+                ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": notes}])
+            )
+        return messages
+
+
+def schema_tokens(tools: list[Any]) -> int:
+    """Estimated tokens of the tool schemas sent with every request."""
+    text = json.dumps(compact_tool_schemas(tools))
+    return int(len(text) / CHARS_PER_TOKEN)
+
+
+class ToolCallingMode:
+    """The builder's tool-calling mode (see `agent.factory.AgentMode`)."""
+
+    name = "tool_calling"
+
+    def templates(self, system_prompt: str | None) -> dict[str, Any]:
+        templates = small_model_templates()
+        if system_prompt is not None:
+            templates["system_prompt"] = system_prompt
+        return templates
+
+    def fixed_tokens(self, tools: list[Any], templates: dict[str, Any]) -> int:
+        return schema_tokens(tools)
+
+    def monitor(self, run: Any, budget: ContextBudget) -> StepMonitor:
+        return StepMonitor(run.context, budget, run.progress, run.cancel, run.max_steps)
+
+    def agent(self, run: Any, monitor: StepMonitor, **common: Any) -> LspAgent:
+        return LspAgent(tool_context=run.context, **common)
+
+    def close(self) -> None:
+        return None

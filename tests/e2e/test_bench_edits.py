@@ -7,7 +7,14 @@ a minute and a half the first time on this machine, seconds once uv's cache has 
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
+import os
+import signal
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -146,3 +153,53 @@ def test_aider_and_mini_swe_agent_run_in_containers_against_the_same_endpoint(
     assert len(requests) == 9
     run_dir = bench_env / "edits.json.runs" / "mini-swe-agent" / "leap"
     assert "Read-only file system" in (run_dir / "model.jsonl").read_text()
+
+
+class _SilentModel(http.server.BaseHTTPRequestHandler):
+    """An endpoint that lists a model and then never answers a chat request: it waits until
+    the client leaves, as llama-server stops a reply nobody will read."""
+
+    asked = threading.Event()
+    left = threading.Event()
+
+    def do_GET(self) -> None:
+        body = b'{"object": "list", "data": [{"id": "silent", "object": "model"}]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        type(self).asked.set()
+        self.connection.settimeout(120)
+        with contextlib.suppress(OSError):
+            if self.connection.recv(1) == b"":
+                type(self).left.set()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_sigterm_stops_the_bench_drops_the_request_and_says_how_to_resume(
+    bench_env: Path, sandbox_image: str
+) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SilentModel)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    output = bench_env / "edits.json"
+    env = {**os.environ, "MODEL_API_BASE": f"http://127.0.0.1:{server.server_port}/v1"}
+    argv = [sys.executable, "-m", "lsp_agent", "bench", "edits", "--model", "openai/silent"]
+    argv += ["--exercises", "leap", "--output", str(output)]
+    bench = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert _SilentModel.asked.wait(300), "lsp-agent never asked the model"
+        bench.send_signal(signal.SIGTERM)
+        _, err = bench.communicate(timeout=120)
+    finally:
+        bench.kill()
+        server.shutdown()
+    assert bench.returncode == 130, err
+    assert f"interrupted; {output} keeps the finished runs: the same command resumes" in err
+    assert _SilentModel.left.wait(30), "the model request was left generating"
+    assert not output.exists() or json.loads(output.read_text())["exercises"] == []

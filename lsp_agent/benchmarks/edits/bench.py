@@ -69,6 +69,8 @@ def command_line(options: BenchOptions, model_id: str, names: list[str]) -> str:
         words.append("--peers-only")
     if options.max_steps:
         words += ["--max-steps", str(options.max_steps)]
+    if options.timeout_s:
+        words += ["--timeout", f"{options.timeout_s:g}"]
     if options.output:
         words += ["--output", str(options.output)]
     return shlex.join(words)
@@ -153,6 +155,7 @@ def _measure(options: BenchOptions) -> Figures:
             "exercises": [exercise.name for exercise in exercises],
             "exercism_commit": source_commit(),
             "peers": {name: PEERS[name].requirement for name in options.peers},
+            "timeout_s": options.timeout_s or DEFAULT_TIMEOUT_S,
             "command": command_line(options, model_id, [e.name for e in exercises]),
         }
         for index, exercise in enumerate(exercises, start=1):

@@ -17,7 +17,7 @@ repository's `./git`. So a child process here:
 
 `run` and `popen` wrap `subprocess`; `launch` gives the argv, environment and directory
 for launchers that start processes themselves (the MCP SDK's `stdio_client`).
-`tests/unit/test_host_process.py` checks that no other module starts a host process.
+`tests/unit/safety/test_host_process.py` checks that no other module starts a host process.
 """
 
 from __future__ import annotations

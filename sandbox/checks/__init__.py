@@ -1,7 +1,7 @@
 """A patch check: which command checks it, the in-container driver that runs it, and what it says.
 
-- `command`: the automatic rule for the check command (the job's answer is its project
-  profile, `sandbox.project`) and whether the image has its toolchain;
+- `command`: whether the image has the check command's toolchain, and how a command is
+  shown (which command checks is the job's project profile, `sandbox.project`);
 - `driver` + `driver_steps`: the stdlib-only driver sent to a container with `python3 -c`
   (copy the repository, lay the overlay, apply, run, capture; `driver_script` joins them);
   the local backend runs the same steps in a throwaway directory (`run_job`);

@@ -7,6 +7,8 @@ model next to the built-in ones, every call through the same `InstrumentedTool` 
 - `mcp_tool`: one `AgentTool` per MCP tool (`mcp_<server>_<tool>`, so it cannot shadow a
   built-in), arguments validated against its `inputSchema`, approval unless trusted.
 - `toolbox`: starts the servers of a job, bounds the tools offered, stops them all.
+- `supervisor`: the process each server runs under (`python -I`): caps a message's size
+  and, as a child subreaper, ends what the server started when it ends.
 
 Outside this folder, import from `tools.mcp` only (it loads the `mcp` SDK: front ends that
 start fast import it when a job needs it).

@@ -4,7 +4,7 @@ The model answers each step with a thought and a Python block that calls the job
 as functions; one step can chain several calls with data flowing between them. The code
 runs in a hardened container without the repository (`sandbox.code`: the sandbox opens the
 job's `CodeSession`); each call comes back to the host and passes the same
-`InstrumentedTool` as in tool-calling mode (code_executor.py). The builder
+`InstrumentedTool` as in tool-calling mode (executor.py). The builder
 (`agent.factory.build_agent`) adds what both modes share: the final-answer check, the
 context budget (here on the code and its output as well), planning and the step monitor.
 

@@ -162,6 +162,16 @@ def _comma_list(raw: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
+EDIT_FORMATS = ("search_replace", "unified_diff", "whole_file")
+
+
+def _edit_formats(raw: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(part.lower() for part in _comma_list(raw)))
+    if not names or any(name not in EDIT_FORMATS for name in names):
+        raise _Invalid("a comma-separated list of " + ", ".join(EDIT_FORMATS))
+    return names
+
+
 def _field(default: Any, parse: Callable[[str], Any], doc: str, *, user_only: bool = False) -> Any:
     return field(default=default, metadata={"parse": parse, "doc": doc, "user_only": user_only})
 
@@ -270,6 +280,13 @@ class Settings:
         "Comma-separated helper agents the main agent may call as tools (`explorer`: read-only).",
     )
     agent_memory: bool = _user(False, _boolean, "Remember facts about the repository between jobs.")
+    agent_edit_formats: tuple[str, ...] = _field(
+        ("search_replace", "unified_diff"),
+        _edit_formats,
+        "How the agent may write changes (comma list): `search_replace` (propose_patch), "
+        "`unified_diff` (propose_patch_unified), `whole_file` (propose_file: the whole new "
+        "text of a file up to 200 lines).",
+    )
 
     @staticmethod
     def env_key(name: str) -> str:

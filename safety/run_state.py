@@ -1,8 +1,9 @@
 """Run state of one agent run: steps, recorded tool calls and loop detection.
 
-Loops (the same call again and again, A-B-A-B ping-pong, the same error over and
-over) first produce a hint for the model; when the same loop is detected again after
-``patience`` hints the run is stopped (``AgentState.stopped``;
+Loops (the same call again and again, A-B-A-B ping-pong, a round of three to six
+different calls made again, A-B-C-A-B-C, the same error over and over) first produce a
+hint for the model; when the same loop is detected again after ``patience`` hints the run
+is stopped (``AgentState.stopped``;
 :meth:`AgentState.check` raises :class:`LoopStop`).
 
 One tool failing call after call is a loop too, whatever its arguments (a small model
@@ -25,6 +26,8 @@ from safety.errors import is_tool_error
 DETECTION_WINDOW = 16
 REPEAT = "repeat"
 PING_PONG = "ping_pong"
+CYCLE = "cycle"
+MAX_CYCLE_PERIOD = 6
 SAME_ERROR = "same_error"
 SAME_TOOL_FAILING = "same_tool_failing"
 STEP_LIMIT = "step_limit"
@@ -251,6 +254,17 @@ class AgentState:
                 "Read its recovery_suggestion and change your approach instead of retrying.",
                 errors,
             )
+        period = self._cycle_period()
+        if period:
+            names = " -> ".join(c.tool for c in calls[-period:])
+            return LoopSignal(
+                CYCLE,
+                f"You made the same {period} calls twice in a row ({names}) and learnt "
+                "nothing new the second time. Use what those results said: read the file they "
+                "point to, propose a patch, or finish with "
+                'final_answer(answer="<what you found>").',
+                period,
+            )
         cycles = self._ping_pong_cycles()
         if cycles >= self.ping_pong_cycles:
             a, b = calls[-2], calls[-1]
@@ -315,11 +329,26 @@ class AgentState:
             length += 1
         return length // 2
 
+    def _cycle_period(self) -> int:
+        """The period (3 to MAX_CYCLE_PERIOD) of a round of calls just made twice, or 0."""
+        keys = [(c.tool, c.args_hash) for c in self._calls[-2 * MAX_CYCLE_PERIOD :]]
+        for period in range(3, MAX_CYCLE_PERIOD + 1):
+            if len(keys) < 2 * period:
+                break
+            recent, before = keys[-period:], keys[-2 * period : -period]
+            if recent == before and len(set(recent)) > 1:
+                return period
+        return 0
+
     def _signature(self, kind: str) -> str:
         last = self._calls[-1]
         if kind == REPEAT:
             return f"{last.tool}:{last.args_hash}"
         if kind == SAME_ERROR:
             return last.error or ""
+        if kind == CYCLE:
+            # The round's calls, whatever call it is read from: A-B-C and B-C-A are one loop.
+            period = self._cycle_period()
+            return "|".join(sorted({f"{c.tool}:{c.args_hash}" for c in self._calls[-period:]}))
         pair = sorted(f"{c.tool}:{c.args_hash}" for c in self._calls[-2:])
         return "|".join(pair)

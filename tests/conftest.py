@@ -147,9 +147,9 @@ def llama_cpp_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[
     yields it (`openai_base`, `log_tail()`); the agent calls it `openai/smollm2`."""
     from lsp_agent.testing.llama_cpp_server import (
         LlamaCppPythonServer,
-        LlamaServerError,
         missing_server_modules,
     )
+    from lsp_agent.testing.server_process import ModelServerError
 
     missing = missing_server_modules()
     require_component(
@@ -159,7 +159,7 @@ def llama_cpp_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[
     server = LlamaCppPythonServer(log_path=log_path, context_tokens=4096)
     try:
         server.start()
-    except LlamaServerError as exc:
+    except ModelServerError as exc:
         require_component("llama-cpp-python's server", False, str(exc))
     try:
         yield server

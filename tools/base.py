@@ -71,6 +71,9 @@ class ToolContext:
     on_tool_call: Callable[[str, dict[str, Any]], None] | None = None  # progress hook
     memory: NoteStore | None = None  # workspace memory (AGENT_MEMORY); None = off
     mcp: McpToolbox | None = None  # the job's MCP servers (MCP_CONFIG); None = none
+    # The patch tools offered (AGENT_EDIT_FORMATS): propose_patch, propose_patch_unified,
+    # propose_file; show_patch and apply_patch come with any of them.
+    patch_tools: tuple[str, ...] = ("propose_patch", "propose_patch_unified")
     _sandbox: Sandbox | None = None
 
     def sandbox(self) -> Sandbox:

@@ -40,6 +40,8 @@ MIN_BODY_CHARS = 200
 MAX_SHOWN_LINE_CHARS = 300
 """Snippet and search lines longer than this are cut (like ripgrep's --max-columns)."""
 DEFAULT_CONTEXT_LINES = 3
+MIN_READ_LINES = 20
+"""read_file shows at least this many lines (fewer only at the end of the file)."""
 MAX_CONTEXT_LINES = 20
 TOP_LEVEL_SHOWN = 30
 EXTENSIONS_SHOWN = 8
@@ -187,6 +189,18 @@ def _glob_regex(glob: str) -> str:
             out.append(re.escape(ch))
         i += 1
     return "".join(out)
+
+
+def file_lines(workspace: Workspace, path: str, limit: int = 300) -> list[str]:
+    """The distinct non-blank lines of a file the tools may read (none when it cannot be
+    read or has more than `limit` of them): the values `old` may take for a model that
+    chooses among them."""
+    try:
+        _canon, text = read_workspace_text(workspace, path)
+    except (ToolFailure, ValidationError, NotTextError, OSError):
+        return []
+    lines = list(dict.fromkeys(line for line in text_lines(text) if line.strip()))
+    return lines if len(lines) <= limit else []
 
 
 def read_workspace_text(workspace: Workspace, path: str) -> tuple[str, str]:
@@ -380,6 +394,9 @@ class ReadFile(AgentTool):
     path_inputs = ("path",)
 
     def forward(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
+        # Line numbers start at 1: a 0 can only mean "not given" (small models fill optional
+        # arguments with 0); negative numbers are still refused with a hint.
+        start_line, end_line = (None if n == 0 else n for n in (start_line, end_line))
         limits = self.context.limits
         canon, text = read_workspace_text(self.context.workspace, path)
         lines = text_lines(text)
@@ -389,6 +406,9 @@ class ReadFile(AgentTool):
         first, last = validate_line_range(
             start_line, end_line, total_lines=total, max_range=limits.max_line_range, path=canon
         )
+        # A few lines are shown with what follows them, up to MIN_READ_LINES: small models
+        # ask for read_file(path, 1, 1) meaning the file; the output budget still applies.
+        last = max(last, min(total, first + MIN_READ_LINES - 1))
         until = total if end_line is None else last
         return render_lines(canon, lines, first, last, limits, until=until)
 

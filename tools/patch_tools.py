@@ -22,6 +22,7 @@ from tools.patches import (
     StoredPatch,
     apply_diff,
     apply_search_replace,
+    apply_whole_file,
     is_stale,
     next_step,
     rebase,
@@ -105,6 +106,27 @@ class ProposePatch(PatchToolBase):
 
     def forward(self, path: str, old: str, new: str) -> dict[str, Any]:
         result = apply_search_replace(path, old, new, self.context.workspace)
+        return self.proposal(result.diff, result)
+
+
+class ProposeFile(PatchToolBase):
+    """The whole-file edit format: small models rewrite a short file more reliably than
+    they copy its lines into `old` (offered with the `whole_file` edit format)."""
+
+    name = "propose_file"
+    description = (
+        "Propose the complete new text of a file (up to 200 lines): every line, with the "
+        "change made. Returns patch_id and a check result."
+    )
+    inputs = {
+        "path": {"type": "string", "description": "Path in the repository."},
+        "content": {"type": "string", "description": "The whole new file."},
+    }
+    path_inputs = ("path",)
+    max_lines = 200
+
+    def forward(self, path: str, content: str) -> dict[str, Any]:
+        result = apply_whole_file(path, content, self.context.workspace, self.max_lines)
         return self.proposal(result.diff, result)
 
 

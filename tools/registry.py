@@ -1,4 +1,5 @@
-"""The agent's 14 tools (15 with workspace memory), each wrapped in the InstrumentedTool."""
+"""The agent's 14 tools (15 with workspace memory), each wrapped in the InstrumentedTool;
+the patch tools offered follow the edit formats (AGENT_EDIT_FORMATS)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ from tools.file_tools import ListFiles, ReadFile, ReadFileSnippet, RepoInfo
 from tools.git_tools import GitDiff, GitLog, GitStatus
 from tools.instrumented import InstrumentedTool
 from tools.memory_tool import Remember
-from tools.patch_tools import ApplyPatch, ProposePatch, ProposePatchUnified, ShowPatch
+from tools.patch_tools import (
+    ApplyPatch,
+    ProposeFile,
+    ProposePatch,
+    ProposePatchUnified,
+    ShowPatch,
+)
 from tools.search_tool import RgSearch
 
 TOOL_CLASSES: tuple[type[AgentTool], ...] = (
@@ -28,16 +35,30 @@ TOOL_CLASSES: tuple[type[AgentTool], ...] = (
     RunTests,
 )
 TOOL_NAMES = tuple(str(cls.name) for cls in TOOL_CLASSES)
+PROPOSERS = {cls.name: cls for cls in (ProposePatch, ProposePatchUnified, ProposeFile)}
+EDIT_FORMAT_TOOLS = {
+    "search_replace": "propose_patch",
+    "unified_diff": "propose_patch_unified",
+    "whole_file": "propose_file",
+}
 
 
 def build_tools(context: ToolContext, *, read_only: bool = False) -> list[InstrumentedTool]:
-    """Every tool, bound to `context` and wrapped (`remember` only when memory is on), then
-    the tools of the job's MCP servers (this starts them). `read_only=True`: only the tools
-    that just read the repository (no MCP tools: what they do is not known)."""
+    """Every tool, bound to `context` and wrapped (`remember` only when memory is on; of
+    the tools that propose patches, those in `context.patch_tools`), then the tools of the
+    job's MCP servers (this starts them). `read_only=True`: only the tools that just read
+    the repository (no MCP tools: what they do is not known)."""
     if read_only:
-        classes = tuple(cls for cls in TOOL_CLASSES if cls.read_only)
+        classes: tuple[type[AgentTool], ...] = tuple(cls for cls in TOOL_CLASSES if cls.read_only)
     else:
-        classes = TOOL_CLASSES + ((Remember,) if context.memory is not None else ())
+        offered = [
+            cls
+            for cls in TOOL_CLASSES
+            if cls.name not in PROPOSERS or cls.name in context.patch_tools
+        ]
+        if ProposeFile.name in context.patch_tools:
+            offered.insert(offered.index(ShowPatch), ProposeFile)
+        classes = (*offered, *((Remember,) if context.memory is not None else ()))
     tools: list[AgentTool] = [cls(context) for cls in classes]
     if context.mcp is not None and not read_only:
         tools.extend(context.mcp.tools(context))

@@ -264,13 +264,24 @@ class RgSearch(AgentTool):
 
     def forward(self, pattern: str, glob: str | None = None) -> str:
         limits = self.context.limits
-        workspace = self.context.workspace
         pattern = check_pattern(
             pattern, limits, 'Pass the text to search for: rg_search(pattern="<text>").'
         )
-        regex = compile_search(pattern)
         if glob is not None and not glob.strip():
             glob = None
+        hits = self._search(pattern, glob)
+        if not hits.rows and not hits.timed_out and glob is not None:
+            # Small models pass a file name or a wrong glob: say so, and show where it is.
+            everywhere = self._search(pattern, None)
+            if everywhere.rows:
+                nowhere = f"No matches for {pattern!r} in files matching {glob!r}; in all files:"
+                return self._render(pattern, None, everywhere, limits.command_timeout_s, nowhere)
+        return self._render(pattern, glob, hits, limits.command_timeout_s)
+
+    def _search(self, pattern: str, glob: str | None) -> Hits:
+        limits = self.context.limits
+        workspace = self.context.workspace
+        regex = compile_search(pattern)
         matcher = compile_glob(validate_glob(glob)) if glob is not None else None
         cap = max(1, limits.max_list_items) * OVERALL_CAP_FACTOR
         timeout_s = limits.command_timeout_s
@@ -295,9 +306,11 @@ class RgSearch(AgentTool):
                 hits.rows.sort(key=lambda row: (row[0], row[1]))
         if hits is None:
             hits = python_search(workspace, regex, matcher, cap=cap, deadline=started + timeout_s)
-        return self._render(pattern, glob, hits, timeout_s)
+        return hits
 
-    def _render(self, pattern: str, glob: str | None, hits: Hits, timeout_s: float) -> str:
+    def _render(
+        self, pattern: str, glob: str | None, hits: Hits, timeout_s: float, lead: str = ""
+    ) -> str:
         where = f" in files matching {glob!r}" if glob else ""
         if not hits.rows:
             if hits.timed_out:
@@ -313,6 +326,8 @@ class RgSearch(AgentTool):
         if hits.capped or hits.timed_out:
             counted = "at least " + counted
         header = f"{counted} in {plural(files, 'file')} for {pattern!r}{where}:"
+        if lead:
+            header = f"{lead} {header}"
         footer: list[str] = []
         full = hits.full_files()
         if full:

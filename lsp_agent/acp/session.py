@@ -88,8 +88,9 @@ def _short(text: str) -> str:
 
 def result_message(result: JobResult) -> str:
     """What the agent says at the end of a prompt."""
+    facts = "\n\n" + "\n".join(result.facts) if result.facts else ""
     if result.status == "answered":
-        return result.answer
+        return result.answer + facts
     if result.status == "cancelled":
         return "Cancelled: nothing more was run or written."
     parts = [f"The job ended: {result.status} after {result.steps} steps."]
@@ -97,7 +98,7 @@ def result_message(result: JobResult) -> str:
         parts.append(result.error)
     if result.answer:
         parts.append(result.answer)
-    return "\n".join(parts)
+    return "\n".join(parts) + facts
 
 
 @dataclass

@@ -18,6 +18,7 @@ from typing import Any
 from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage
 
+from lsp_agent.agent.observations import summarize_observation
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 
 
@@ -35,20 +36,15 @@ def estimate_tokens(messages: Sequence[ChatMessage], fixed_tokens: int = 0) -> i
     return fixed_tokens + int(chars / CHARS_PER_TOKEN) + 4 * len(messages)
 
 
-def _outcome(observation: str) -> str:
-    try:
-        data = json.loads(observation)
-    except (ValueError, TypeError):
-        return "ok"
-    if isinstance(data, dict) and "error" in data:
-        return f"error {data['error']}"
-    return "ok"
-
-
 def mask_line(step: ActionStep) -> str:
-    """One line standing in for a step's result (the call itself stays in the history)."""
+    """One line standing in for a step's result (the call itself stays in the history).
+
+    It keeps the result's own first line (a patch's id and check, an error's message, a
+    file's name and lines) in words no one would pass on as a value: a model once sent the
+    bare `hidden to save context: ok, 12 chars` back as a patch id."""
     observation = step.observations or ""
-    return f"[hidden to save context: {_outcome(observation)}, {len(observation)} chars]"
+    first = summarize_observation(observation, limit=120)
+    return f"(result shortened to save context; it began: {first})"
 
 
 @dataclass

@@ -121,7 +121,18 @@ class JobResult:
     completion_tokens: int = 0
     model_calls: int = 0  # every model request of the job (planning and sub-agents included)
     duration_s: float = 0.0
+    facts: list[str] = field(default_factory=list)
+    """What the job did to the files, from its patch records (not the model's words): every
+    front end shows these beside the answer, which may claim a change no tool made."""
+    model_stats: list[dict[str, Any]] = field(default_factory=list)
+    """Per model request: prompt tokens (and how many were evaluated rather than reused
+    from a cache, when the model says), generated tokens, seconds, why it ended."""
 
     @property
     def ok(self) -> bool:
         return self.status == "answered"
+
+    @property
+    def facts_line(self) -> str:
+        """The facts in one line (`Applied p1 to calc.py; check passed.`)."""
+        return " ".join(self.facts)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from lsp_agent.agent.job_types import JobRequest, JobResult, JobStatus, ProgressEvent
@@ -48,6 +48,7 @@ def job_context(request: JobRequest) -> ToolContext:
     from sandbox import open_sandbox
     from sandbox.project import project_profile
     from tools.approval_gate import HostCommandApproval
+    from tools.registry import EDIT_FORMAT_TOOLS
 
     settings, workspace, progress = request.settings, request.workspace, request.progress
     state = AgentState(max_steps=settings.agent_max_steps + 1)
@@ -79,6 +80,7 @@ def job_context(request: JobRequest) -> ToolContext:
         state=state,
         on_tool_call=tool_started,
         memory=WorkspaceMemory(workspace.root) if settings.agent_memory else None,
+        patch_tools=tuple(EDIT_FORMAT_TOOLS[f] for f in settings.agent_edit_formats),
         mcp=_mcp_toolbox(request),
     )
 
@@ -100,14 +102,21 @@ def _mcp_toolbox(request: JobRequest) -> Any:
     return McpToolbox(specs, request.workspace.root, cancel=request.cancel) if specs else None
 
 
-def argument_choices(context: ToolContext) -> Callable[[], dict[str, list[str]]]:
+def argument_choices(context: ToolContext) -> Callable[[], dict[str, Any]]:
     """What a model that constrains arguments (the embedded one) may name: the workspace's
-    files (as the tools list them) and the run's patch ids, asked afresh for every reply."""
+    files (as the tools list them), the run's patch ids and, for `propose_patch`'s `old`,
+    the lines of the file the call names (as the tools read it: the editor's buffer when
+    open), asked afresh for every reply."""
+    from tools.file_tools import file_lines
 
-    def choices() -> dict[str, list[str]]:
+    def lines_of_path(arguments: Mapping[str, Any]) -> list[str]:
+        return file_lines(context.workspace, str(arguments.get("path", "")))
+
+    def choices() -> dict[str, Any]:
         return {
             "path": context.workspace.list_files(),
             "patch_id": [patch.id for patch in context.patches.all()],
+            "old": lines_of_path,
         }
 
     return choices
@@ -222,4 +231,6 @@ def _result(  # noqa: PLR0917 (the job's parts, as the runner ends them)
         completion_tokens=usage.output_tokens or 0,
         model_calls=model.generate_calls,
         duration_s=time.monotonic() - started,
+        facts=context.patches.facts(),
+        model_stats=list(model.call_stats),
     )

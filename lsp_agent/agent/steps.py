@@ -8,7 +8,6 @@ the messages a step adds to the history, and the step's progress line.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Callable, Collection
@@ -20,6 +19,7 @@ from smolagents.models import ChatMessage
 
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.observations import is_error_observation, summarize_observation
 from lsp_agent.agent.prompts import step_notes
 from lsp_agent.models.messages import action_messages
 from tools.base import ToolContext
@@ -33,6 +33,8 @@ BARE_IDS = (
     ("an approval id", re.compile(r"a\d+", re.IGNORECASE)),
     ("a job id", re.compile(r"(lsp-agent/)?job[\s/#_-]*\d+", re.IGNORECASE)),
 )
+# A template's slot left in an answer: [owner_name], <file_name>, {patch_id}.
+TEMPLATE_SLOT = re.compile(r"[\[<{]\s*[a-z]+(?:_[a-z]+)+\s*[\]>}]")
 SAY_IT_IN_WORDS = (
     'Call final_answer(answer="<what you found and did, in plain words>") with your '
     "actual answer for the user."
@@ -55,6 +57,12 @@ def empty_answer_reason(text: str, tool_names: Collection[str] = ()) -> str | No
             )
     if bare in tool_names:
         return f"the final answer is only the name of the tool {bare}, not an answer"
+    slot = TEMPLATE_SLOT.search(stripped)
+    if slot:
+        return (
+            f"the final answer holds a placeholder, {slot.group(0)}, where a value belongs; "
+            "find the value with a tool first"
+        )
     return None
 
 
@@ -74,40 +82,6 @@ def job_notes(context: ToolContext, step: int, max_steps: int) -> str:
     latest = patches.latest()
     hint = next_step(latest.id, latest.status) if latest else ""
     return step_notes(step, max_steps, patches.summary(), hint)
-
-
-def summarize_observation(text: str, limit: int = 160) -> str:
-    """One readable line for progress: an error's message, a patch's id and check, or
-    the first line of the result."""
-    stripped = text.strip()
-    try:
-        data = json.loads(stripped)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        if "error" in data and "message" in data:
-            line = str(data["message"])
-        elif "patch_id" in data:
-            check = str(data.get("check", "")).splitlines()[0] if data.get("check") else ""
-            line = f"proposed {data['patch_id']} ({check})"
-        elif "exit_code" in data:
-            line = f"exit code {data['exit_code']}"
-        else:
-            line = stripped
-    else:
-        line = stripped
-    first = line.splitlines()[0] if line else ""
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
-def is_error_observation(text: str) -> bool:
-    """True when a tool's observation is the error schema (`{"error": ..., "message": ...}`),
-    also with the loop detector's `[warning]` or `[stop]` note after it."""
-    try:
-        data, _ = json.JSONDecoder().raw_decode(text.strip())
-    except ValueError:
-        return False
-    return isinstance(data, dict) and "error" in data and "message" in data
 
 
 @dataclass(eq=False)

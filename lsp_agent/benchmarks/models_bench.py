@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Mapping
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from lsp_agent.benchmarks.compliance.suite import (
     suite_settings,
 )
 from lsp_agent.benchmarks.runner import BenchError, BenchOptions, Figures
+from lsp_agent.benchmarks.served_models import Served, start_servers
 from lsp_agent.settings import Settings, load_settings
 from safety.host_env import user_environ
 
@@ -60,20 +62,21 @@ def command_line(
     runs: int,
     models: tuple[str, ...],
     levels: tuple[Level, ...],
-    served: str = "",
+    served: Mapping[str, Served] | None = None,
     *,
     agent_type: str = "tool_calling",
     mode: AgentMode = DEFAULT_MODE,
 ) -> str:
+    served = served or {}
     words = ["lsp-agent", "bench", "models", "--runs", str(runs)]
     if agent_type != "tool_calling":
         words += ["--agent-type", agent_type]
     words += mode.arguments()
     for model_id in models:
-        if model_id != served:
+        if model_id not in served:
             words += ["--model", model_id]
-    if served:
-        words.append("--serve-llama-cpp")
+    for server in served.values():
+        words += server.flag
     if len(levels) < len(LEVELS):
         words += ["--levels", ",".join(level.key for level in levels)]
     return " ".join(words)
@@ -136,34 +139,17 @@ def _check_reachable(settings: Settings) -> None:
 def measure(runs: int, options: BenchOptions) -> Figures:
     """Run the chosen levels `runs` times per model; the suite's JSON (see `report`)."""
     with ExitStack() as stack:
-        served_base = _serve_llama_cpp(stack) if options.serve_llama_cpp else ""
-        return _measure(runs, options, served_base)
+        return _measure(runs, options, start_servers(stack, options))
 
 
-def _serve_llama_cpp(stack: ExitStack) -> str:
-    from lsp_agent.testing.llama_cpp_server import LlamaCppPythonServer, LlamaServerError
-
-    print("[models] starting llama-cpp-python's server with SmolLM2 …", file=sys.stderr)
-    try:
-        server = stack.enter_context(LlamaCppPythonServer())
-    except LlamaServerError as exc:
-        raise BenchError(str(exc)) from None
-    print(f"[models] {SERVED_MODEL} at {server.openai_base}", file=sys.stderr, flush=True)
-    return server.openai_base
-
-
-SERVED_MODEL = "openai/smollm2"
-
-
-def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
+def _measure(runs: int, options: BenchOptions, served: dict[str, Served]) -> Figures:
     try:
         levels = select_levels(options.levels)
     except ValueError as exc:
         raise BenchError(str(exc), exit_status=2) from None
     mode = agent_mode(options)
-    models = options.models or (() if served_base else (SCRIPTED,))
-    if served_base and SERVED_MODEL not in models:
-        models = (*models, SERVED_MODEL)
+    models = options.models or (() if served else (SCRIPTED,))
+    models = (*models, *(m for m in served if m not in models))
     workspace = Path.cwd()
     base, _ = load_settings(workspace=workspace)
     keep_phoenix = phoenix_requested(workspace)
@@ -171,10 +157,8 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
     if options.agent_type == "code":
         _check_code_mode(base)
     settings = {m: mode.apply(suite_settings(base, m, keep_phoenix=keep_phoenix)) for m in models}
-    if served_base:
-        settings[SERVED_MODEL] = dataclasses.replace(
-            settings[SERVED_MODEL], model_api_base=served_base
-        )
+    for model_id, server in served.items():
+        settings[model_id] = dataclasses.replace(settings[model_id], model_api_base=server.api_base)
     for model_id in models:
         if model_id != SCRIPTED:
             _check_reachable(settings[model_id])
@@ -197,7 +181,7 @@ def _measure(runs: int, options: BenchOptions, served_base: str) -> Figures:
             runs,
             models,
             levels,
-            SERVED_MODEL if served_base else "",
+            served,
             agent_type=options.agent_type,
             mode=mode,
         ),

@@ -38,6 +38,7 @@ class BenchOptions:
     levels: tuple[str, ...] = ()
     chart: Path | None = None
     serve_llama_cpp: bool = False
+    serve_llama_server: str = ""  # bench models: an embedded model's name served by llama-server
     agent_type: str = "tool_calling"  # bench models: AGENT_TYPE for every level
     planning_interval: int = 0  # bench models: AGENT_PLANNING_INTERVAL for every run
     subagents: tuple[str, ...] = ()  # bench models: AGENT_SUBAGENTS for every run
@@ -72,6 +73,10 @@ BENCHMARKS: dict[str, BenchEntry] = {
     "lsp": BenchEntry("lsp_agent.benchmarks.lsp_bench", "measure", 200),
     "embedded": BenchEntry("lsp_agent.benchmarks.embedded_bench", "measure", 3),
     "models": BenchEntry("lsp_agent.benchmarks.models_bench", "measure", 3, options=True),
+    # Real bug-fix tasks on a real model: minutes per task, so not part of `all`.
+    "bugfix": BenchEntry(
+        "lsp_agent.benchmarks.bugfix.bench", "measure", 1, options=True, in_all=False
+    ),
     # The whole demo, repeated: minutes on the embedded model, so not part of `all`.
     "demo": BenchEntry(
         "lsp_agent.benchmarks.demo_bench", "measure", 10, options=True, in_all=False

@@ -113,13 +113,13 @@ def check_model(settings: Settings) -> Check:
             True,
         )
     if is_embedded(model_id):
-        from lsp_agent.models.embedded.loader import embedded_gguf
+        from lsp_agent.models.embedded.loader import describe_embedded
 
         try:
-            gguf = embedded_gguf(model_id)
+            what = describe_embedded(model_id)
         except ModelConfigError as exc:
             return Check("model", Status.FAIL, str(exc), True)
-        return Check("model", Status.OK, f"{model_id}: {gguf.name}, in-process (no endpoint)", True)
+        return Check("model", Status.OK, f"{model_id}: {what}; in-process (no endpoint)", True)
     problem = check_model_reachable(settings.model_config())
     if problem is not None:
         return Check("model", Status.FAIL, f"{model_id}: {problem}", True)

@@ -83,6 +83,7 @@ def _bench(args: argparse.Namespace) -> int:
         levels=tuple(part for part in (args.levels or "").split(",") if part.strip()),
         chart=args.chart,
         serve_llama_cpp=args.serve_llama_cpp,
+        serve_llama_server=args.serve_llama_server or "",
         agent_type=args.agent_type,
         planning_interval=args.planning_interval,
         subagents=_words(args.subagents),
@@ -154,6 +155,15 @@ def _add_bench_agent_options(bench: Any) -> None:
         "it as the model `openai/smollm2` (needs the dev group's server extras)",
     )
     bench.add_argument(
+        "--serve-llama-server",
+        nargs="?",
+        const="qwen2.5-coder-1.5b",
+        metavar="NAME",
+        help="bench models: start llama.cpp's llama-server --jinja (built once into the user "
+        "cache) with the embedded model NAME (default qwen2.5-coder-1.5b, the `qwen` extra) "
+        "on 127.0.0.1 and add it as the model `openai/NAME`",
+    )
+    bench.add_argument(
         "--agent-type",
         choices=("tool_calling", "code"),
         default="tool_calling",
@@ -209,7 +219,9 @@ def _add_bench(sub: Any) -> None:
         "solutions, lsp-agent alone)",
     )
     bench.add_argument(
-        "--levels", metavar="L0,L3", help="bench models: only these levels (default: all)"
+        "--levels",
+        metavar="L0,L3",
+        help="bench models: only these levels; bench bugfix: only these tasks (default: all)",
     )
     bench.add_argument(
         "--chart",

@@ -69,6 +69,8 @@ def print_result(console: Console, result: JobResult) -> None:
         console.print(f"patch {inert(line)}")
     if result.answer:
         console.print(f"\n{inert(result.answer)}")
+    for fact in result.facts:  # what the job did, whatever the answer says
+        console.print(f"[bold]lsp-agent:[/bold] {inert(fact)}")
 
 
 def run_task(job: JobRequest, task: str) -> JobResult:

@@ -2,7 +2,9 @@
 
 It makes a small repository whose test fails because of a real defect, starts the real
 language server over stdio with a headless editor (`editor`), asks for code actions
-on the defective line, picks `Agent: ask…` and types a task the embedded model can do,
+on the defective line, picks `Agent: ask…` and types the task (for a real coding model as
+a user would: "The test in test_calc.py fails. Find and fix the bug in calc.py."; the tiny
+default model is told the patch itself),
 then lets the agent work: constrained tool calls, the sandbox check, the approval
 question (answered Apply), the workspace edit. It prints the steps as they come, the
 diff, the check, and whether the tests pass afterwards — and says plainly when not.
@@ -34,12 +36,28 @@ Show = Callable[[str], None]
 DEFAULT_MODEL = "embedded"
 ANSWER_CHARS = 200
 JOB_TIMEOUT_S = 170.0
+LARGE_MODEL_TIMEOUT_S = 900.0  # a 1B+ model on 2 busy cores: a few minutes per job
 DEFECT_FILE = "calc.py"
 DEFECT_LINE = 2  # 0-based: the `return` line
-TASK = (
+# SmolLM2-135M (and the other tiny embedded models) must be told the patch itself.
+TINY_MODEL_TASK = (
     "calc.py has a bug: average() divides by (len(values) + 1). Call propose_patch with "
     'path "calc.py", old "(len(values) + 1)" and new "len(values)".'
 )
+# Any real coding model gets the task as a user would type it.
+USER_TASK = "The test in test_calc.py fails. Find and fix the bug in calc.py."
+TINY_MODELS = ("embedded", "embedded:smollm2-135m", "embedded:smollm2", "embedded:gemma3-270m")
+
+
+def task_for(model: str) -> str:
+    """What the demo types: the patch spelled out for a tiny model, else a user's words."""
+    return TINY_MODEL_TASK if model in TINY_MODELS else USER_TASK
+
+
+def job_timeout_s(model: str) -> float:
+    return JOB_TIMEOUT_S if model in TINY_MODELS else LARGE_MODEL_TIMEOUT_S
+
+
 SAMPLE_FILES = {
     "calc.py": (
         "def average(values):\n"
@@ -138,17 +156,18 @@ async def run_agent_stage(repo: Path, model: str, show: Show) -> AgentStage:
         offered = ask.command.arguments[0] if ask.command.arguments else None
         given = offered if isinstance(offered, dict) else {}
         argument = {key: value for key, value in given.items() if key != "ask"}
-        argument["task"] = TASK
-        show(f'   chose "{ask.title}" and typed the task:\n   {TASK}')
+        task = task_for(model)
+        argument["task"] = task
+        show(f'   chose "{ask.title}" and typed the task:\n   {task}')
         show(f"4. The agent works (model: {model}):")
         started_job = await editor.workspace_execute_command_async(
             types.ExecuteCommandParams(command=RUN, arguments=[argument])
         )
         try:
-            await asyncio.wait_for(editor.job_ended.wait(), JOB_TIMEOUT_S)
+            await asyncio.wait_for(editor.job_ended.wait(), job_timeout_s(model))
         except TimeoutError:
             stage.timed_out = True
-            show(f"   no result after {JOB_TIMEOUT_S:.0f} s; cancelling the job")
+            show(f"   no result after {job_timeout_s(model):.0f} s; cancelling the job")
             job_id = started_job.get("jobId") if isinstance(started_job, dict) else None
             await editor.workspace_execute_command_async(
                 types.ExecuteCommandParams(command=CANCEL, arguments=[{"jobId": job_id}])
@@ -174,6 +193,8 @@ def report(stage: AgentStage, before: str, after: str, outcome: DemoOutcome, sho
         f"{job.get('durationS', 0)} s; tools: {', '.join(job.get('toolsUsed', [])) or 'none'}"
     )
     show(f"   final answer: {shorten(str(job.get('answer') or '-'), ANSWER_CHARS)}")
+    for fact in job.get("facts", []):  # what the job did, whatever the answer says
+        show(f"   lsp-agent: {fact}")
     if job.get("error"):
         show(f"   error: {job['error']}")
     for line in job.get("patches", []):

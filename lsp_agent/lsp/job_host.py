@@ -171,6 +171,7 @@ class JobHost:
         details = [f"lsp-agent job {job.id} ({result.status}, {result.steps} steps): {job.task}"]
         if result.answer:
             details.append(result.answer)
+        details += result.facts
         if result.error:
             details.append(f"error: {result.error}")
         details += [f"patch {line}" for line in result.patches]
@@ -279,15 +280,17 @@ def _instructions(root: Path | None) -> str:
 def _summary(job: Job, result: JobResult) -> tuple[str, types.MessageType, str]:
     """(progress end message, showMessage type, showMessage text)."""
     prefix = f"lsp-agent (job {job.id})"
+    facts = f" [{result.facts_line}]" if result.facts else ""  # never shortened away
     if result.status == "answered":
-        return "done", types.MessageType.Info, f"{prefix}: {shorten(result.answer, ANSWER_CHARS)}"
+        answer = shorten(result.answer, ANSWER_CHARS)
+        return "done", types.MessageType.Info, f"{prefix}: {answer}{facts}"
     if result.status == "cancelled":
         return "cancelled", types.MessageType.Info, f"{prefix}: cancelled; nothing more was changed"
     if result.status == "max_steps":
         text = f"{prefix}: {result.error or 'stopped at the step limit without a final answer'}"
-        return "stopped", types.MessageType.Warning, text
+        return "stopped", types.MessageType.Warning, text + facts
     if result.status == "stopped":
-        return "stopped", types.MessageType.Warning, f"{prefix}: stopped: {result.error}"
+        return "stopped", types.MessageType.Warning, f"{prefix}: stopped: {result.error}{facts}"
     return "failed", types.MessageType.Error, f"{prefix} failed: {result.error or 'unknown error'}"
 
 

@@ -76,6 +76,7 @@ class Job:
             info["answer"] = self.result.answer
             info["error"] = self.result.error
             info["patches"] = list(self.result.patches)
+            info["facts"] = list(self.result.facts)
             info["steps"] = self.result.steps
             info["toolsUsed"] = list(self.result.tools_used)
             info["durationS"] = round(self.result.duration_s, 1)

@@ -4,7 +4,9 @@ OpenAI-compatible servers differ in the request parameters the agent relies on. 
 rejects one, the request is sent again once with a weaker form of that parameter:
 
 - `tool_choice`: `"required"` -> `"auto"` (llama-cpp-python's function-calling handler asserts
-  `"auto"` and answers HTTP 500 with an empty message);
+  `"auto"` and answers HTTP 500 with an empty message; llama.cpp's server accepts it but, when
+  the model writes its calls as text, lets it pad until `max_tokens`: a reply that loops
+  under `required` takes the same step, `looped_under_required`);
 - `response_format` (`MODEL_CONSTRAINED_CALLS`): `json_schema` -> `json_object`, with the schema
   stated in the system prompt -> no `response_format` (the schema stays in the prompt);
   llama-cpp-python accepts only `text` and `json_object`;
@@ -48,10 +50,13 @@ class Downgrade:
     before: str
     after: str
     guessed: bool = False
+    looped: bool = False  # not refused: the reply to it looped as text
 
     def describe(self) -> str:
         was = f"{self.parameter}={self.before}"
         how = f"answered HTTP 500 with no message to {was}" if self.guessed else f"rejected {was}"
+        if self.looped:
+            how = f"let the model write text until it looped under {was}"
         return f"{how}; sending {self.parameter}={self.after}"
 
 
@@ -108,6 +113,15 @@ class EndpointCapabilities:
                 self._take(Downgrade(step.parameter, step.before, step.after, guessed=True))
                 return True
         return False
+
+    def looped_under_required(self) -> None:
+        """A reply to `tool_choice: "required"` came back as text that looped (llama.cpp's
+        server does not end a reply without a call in the model's native form, so a model
+        that writes its calls or answers as text pads until `max_tokens`): `auto` from now
+        on, which lets such a model end its reply."""
+        with self._lock:
+            if self.tool_choice == "required":
+                self._take(Downgrade(TOOL_CHOICE, "required", "auto", looped=True))
 
     def undo_guess(self) -> None:
         """The request after a guessed step failed too: put the guessed parameter back."""

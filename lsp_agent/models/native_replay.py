@@ -9,6 +9,10 @@ the `tools` with their compact schemas (`tool_schemas`: no per-argument prose).
 With `capabilities` set (`lsp_agent.models.capabilities`), every request is shaped to what the
 endpoint accepts, and a request the server rejects for a parameter is sent again with that
 parameter's weaker form (each step of the ladder once; anything else is raised).
+
+A request that offers tools is streamed and read only up to the end of the first complete
+call written as text, or until the reply loops (`streamed_reply`): a small model's reply is
+one call, never a call and a thousand tokens of what it imagines next.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from __future__ import annotations
 from typing import Any
 
 from smolagents.models import ChatMessage, LiteLLMModel, LiteLLMRouterModel
+from smolagents.monitoring import TokenUsage
 
 from lsp_agent.models.capabilities import LADDER_STEPS, EndpointCapabilities
 from lsp_agent.models.messages import to_provider_messages
+from lsp_agent.models.streamed_reply import read_stream, trim_loop
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 
 
@@ -53,6 +59,8 @@ class NativeReplayMixin:
         for attempt in range(LADDER_STEPS + 1):
             self.last_request = None
             try:
+                if options.get("tools_to_call_from"):
+                    return self._streamed(messages, **options)
                 reply: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
                 return reply
             except Exception as exc:
@@ -65,6 +73,63 @@ class NativeReplayMixin:
                     raise
                 guess_pending = capabilities.downgrades[-1].guessed
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _streamed(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        """One request, streamed and cut after the first complete call (module doc); the
+        reply as smolagents' `LiteLLMModel.generate` makes it."""
+        import litellm
+
+        model: Any = self
+        completion_kwargs = self._prepare_completion_kwargs(
+            messages=messages,
+            stop_sequences=stop_sequences,
+            response_format=response_format,
+            tools_to_call_from=tools_to_call_from,
+            model=model.model_id,
+            api_base=model.api_base,
+            api_key=model.api_key,
+            convert_images_to_image_urls=True,
+            custom_role_conversions=model.custom_role_conversions,
+            **kwargs,
+        )
+        model._apply_rate_limit()
+        stream = model.client.completion(
+            **completion_kwargs, stream=True, stream_options={"include_usage": True}
+        )
+        response, cut = read_stream(
+            stream,
+            lambda chunks: litellm.stream_chunk_builder(
+                chunks, messages=completion_kwargs["messages"]
+            ),
+        )
+        if response is None or not response.choices:
+            raise RuntimeError(f"model {model.model_id} returned no choices")
+        choice = response.choices[0]
+        if cut is not None:
+            choice.finish_reason = "cut"
+        looped = cut == "in a loop" and not choice.message.tool_calls
+        if looped and choice.message.content:
+            choice.message.content = trim_loop(choice.message.content)
+        if looped and completion_kwargs.get("tool_choice") == "required" and self.capabilities:
+            self.capabilities.looped_under_required()
+        usage = response.usage
+        return ChatMessage(
+            role=choice.message.role,
+            content=choice.message.content,
+            tool_calls=choice.message.tool_calls,
+            raw=response,
+            token_usage=TokenUsage(
+                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            ),
+        )
 
     def _prepare_completion_kwargs(
         self, messages: list[ChatMessage | dict[str, Any]], *args: Any, **kwargs: Any

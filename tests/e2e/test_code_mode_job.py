@@ -108,7 +108,7 @@ def test_the_context_budget_masks_old_code_steps(tmp_repo, sandbox_image):
     last = model.calls[-1]
     texts = [message_text(m.content) for m in last.messages]
     assert any("[code hidden to save context" in t for t in texts), texts
-    assert any("[hidden to save context" in t for t in texts), texts
+    assert any("(result shortened to save context" in t for t in texts), texts
     assert "step 0" not in "\n".join(texts)  # the oldest step's code and output are gone
     assert sum(len(t) for t in texts) / 2.2 < 2048 * 0.75
 

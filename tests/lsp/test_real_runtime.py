@@ -95,7 +95,29 @@ async def test_real_job_with_a_scripted_model_file(
     started = await real_editor.run(task="fix add")
     end = await job_end(real_editor, started["jobId"])
     assert "add() now adds." in end.message
+    # beside the model's words, what the job did (from its patch records)
+    assert "[Applied p1 to app.py; " in end.message, end.message
     assert (workspace / "app.py").read_text() == APP.replace("a - b", "a + b")
+    status = await real_editor.command("lspAgent.status")
+    assert status["lastJob"]["facts"][0].startswith("Applied p1 to app.py"), status
+
+
+async def test_an_answer_claiming_a_fix_no_tool_made_is_shown_with_the_facts(
+    real_editor: EditorClient, workspace: Path, tmp_path: Path
+) -> None:
+    # Qwen2.5-Coder-1.5B answered "The proposed patch was applied successfully." with
+    # nothing applied; the editor must see that nothing changed, beside that claim.
+    script = tmp_path / "script.json"
+    claim = "The proposed patch was applied successfully."
+    script.write_text(json.dumps([TURNS[0], {"final_answer": claim}]))
+    real_editor.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"modelId": f"scripted:{script}"})
+    )
+    started = await real_editor.run(task="fix add")
+    end = await job_end(real_editor, started["jobId"])
+    assert claim in end.message
+    assert "[No file was changed: no patch was applied.]" in end.message, end.message
+    assert (workspace / "app.py").read_text() == APP
 
 
 def test_a_real_job_writes_only_json_rpc_to_stdout(workspace: Path, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@
   (`diff_apply`, over the tolerant tier of `safety.unified_diff`);
 - `apply_search_replace` / `search_replace_diff` — ``propose_patch(path, old, new)``: one
   exact replacement, turned into a unified diff that `apply_diff` applies exactly
-  (`search_replace`);
+  (`search_replace`); `apply_whole_file` — ``propose_file(path, content)``, the same way;
 - `model`: what a patch is (`PatchResult`, `FilePatch`, hunks) and `render_unified_diff`,
   the canonical diff between two texts;
 - `store`: the run's patches (`p1`, `p2`, …), their status and staleness;
@@ -37,6 +37,7 @@ from tools.patches.model import (
 from tools.patches.search_replace import (
     SearchReplace,
     apply_search_replace,
+    apply_whole_file,
     search_replace,
     search_replace_diff,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "WriteOutcome",
     "apply_diff",
     "apply_search_replace",
+    "apply_whole_file",
     "is_stale",
     "lines_with_ends",
     "next_step",

@@ -57,6 +57,29 @@ def apply_search_replace(path: str, old: str, new: str, workspace: Workspace) ->
     return PatchResult((replace(patched, adjustments=notes),))
 
 
+def apply_whole_file(path: str, content: str, workspace: Workspace, max_lines: int) -> PatchResult:
+    """The whole new `content` of an existing file of at most `max_lines` lines (or a new
+    file), as a patch through ``apply_diff``."""
+    rel = workspace_path(path, workspace)
+    assert rel is not None  # a path in, a path out
+    before = read_or_raise(workspace, rel) if exists_quietly(workspace, rel) else None
+    lines = len(lines_with_ends(before or ""))
+    if lines > max_lines:
+        raise PatchError(
+            f"{rel} has {lines} lines; propose_file rewrites files of at most {max_lines}.",
+            kind=ErrorType.INVALID_ARGUMENT,
+            recovery_suggestion=(
+                "Change the lines you mean with propose_patch(path, old, new), copying 'old' "
+                f"from {read_file_call(rel, 1, 50)}."
+            ),
+            file=rel,
+        )
+    if before is not None and before.endswith("\n") and not content.endswith("\n"):
+        content += "\n"  # the model's text ends where the file's last line does
+    edit = _edit(rel, before, content, ())
+    return apply_diff(edit.diff, workspace)
+
+
 def search_replace(path: str, old: str, new: str, workspace: Workspace) -> SearchReplace:
     """Replace the one occurrence of ``old`` in ``path`` with ``new``, or raise PatchError.
 

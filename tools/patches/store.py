@@ -162,6 +162,24 @@ class PatchStore:
         with self._lock:
             return list(self._patches.values())
 
+    def facts(self) -> list[str]:
+        """What the run did to the files, one sentence each, from the store alone: what a
+        front end says beside the model's answer, which may claim anything."""
+        patches = self.all()
+        applied = [p for p in patches if p.status == "applied"]
+        lines = [] if applied else ["No file was changed: no patch was applied."]
+        for patch in patches:
+            files = ", ".join(patch.files)
+            if patch.status == "applied":
+                lines.append(f"Applied {patch.id} to {files}; {check_fact(patch.check)}.")
+            elif patch.status == "proposed":
+                lines.append(f"{patch.id} ({files}) was proposed, not applied.")
+            elif patch.status == "rejected":
+                lines.append(f"{patch.id} ({files}) was rejected{_reason(patch.reason)}.")
+            else:
+                lines.append(f"{patch.id} ({files}) was not written{_reason(patch.reason)}.")
+        return lines
+
     def summary(self) -> str:
         """One line per patch: id, files, status; ``"no patches"`` when empty."""
         with self._lock:
@@ -171,6 +189,24 @@ class PatchStore:
         if not self._patches:
             return "no patches"
         return "\n".join(p.line() for p in self._patches.values())
+
+
+def _reason(reason: str) -> str:
+    return f": {reason.rstrip('.')}" if reason else ""
+
+
+def check_fact(check: object | None) -> str:
+    """A patch's sandbox check in words: `tests passed (fixed: t::a)`, `not checked`."""
+    status = getattr(check, "check_status", None)
+    if check is None or status in (None, "not run"):
+        return "not checked"
+    if status == "unavailable":
+        return "not checked (no sandbox)"
+    words = f"check {status}"
+    fixed, broken = getattr(check, "fixed", ()), getattr(check, "broken", ())
+    if fixed or broken:
+        words += f" (fixed {len(fixed)}, broke {len(broken)} tests)"
+    return words
 
 
 def next_step(patch_id: str, status: PatchStatus) -> str:

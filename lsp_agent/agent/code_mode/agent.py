@@ -28,8 +28,9 @@ from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
 from lsp_agent.agent.code_mode.messages import code_step_messages, text_message
 from lsp_agent.agent.code_mode.prompts import code_model_templates, code_system_prompt
 from lsp_agent.agent.context_budget import ContextBudget
+from lsp_agent.agent.observations import summarize_observation
 from lsp_agent.agent.planning import PlanReplyLimitMixin
-from lsp_agent.agent.steps import StepMonitor, job_notes, summarize_observation
+from lsp_agent.agent.steps import StepMonitor, job_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from sandbox.code import CodeSession
 from tools.base import ToolContext

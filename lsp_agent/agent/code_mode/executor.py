@@ -23,7 +23,7 @@ from typing import Any
 from smolagents.local_python_executor import CodeOutput, PythonExecutor
 from smolagents.tools import Tool
 
-from lsp_agent.agent.steps import is_error_observation
+from lsp_agent.agent.observations import is_error_observation
 from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
 from sandbox.code import CodeSession

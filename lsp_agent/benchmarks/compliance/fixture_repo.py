@@ -89,11 +89,14 @@ def git(repo: Path, *argv: str) -> str:
     return str(done.stdout)
 
 
-def make_fixture_repo(root: Path, extra_files: Mapping[str, str] | None = None) -> Path:
-    """Write the fixture (and a level's `extra_files`) into the empty or missing directory
-    `root`, commit it, return it."""
+def make_fixture_repo(
+    root: Path, extra_files: Mapping[str, str] | None = None, *, only: bool = False
+) -> Path:
+    """Write the fixture (and a level's `extra_files`; `only`: those alone) into the empty or
+    missing directory `root`, commit it, return it."""
     root.mkdir(parents=True, exist_ok=True)
-    for relative, text in {**FIXTURE_FILES, **(extra_files or {})}.items():
+    files = dict(extra_files or {}) if only else {**FIXTURE_FILES, **(extra_files or {})}
+    for relative, text in files.items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -78,6 +78,20 @@ def model_table(model_results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def request_lines(total: dict[str, Any]) -> list[str]:
+    """Per-request figures (`suite.request_figures`) in words, when there are requests."""
+    if not total.get("model_calls"):
+        return []
+    evaluated = total.get("evaluated_per_request_mean")
+    shown = "not reported by the model" if evaluated is None else f"{evaluated:,}"
+    return [
+        f"per request: prompt tokens evaluated after a run's first request {shown}; "
+        f"tokens generated {total.get('generated_per_request_mean', 0):,}; replies cut at "
+        f"the end of a call or a loop {total.get('replies_cut', 0)}; replies that ran to "
+        f"max_tokens {total.get('replies_at_max_tokens', 0)}"
+    ]
+
+
 def report_lines(figures: dict[str, Any]) -> list[str]:
     machine = figures.get("machine", {})
     lines = [
@@ -91,9 +105,11 @@ def report_lines(figures: dict[str, Any]) -> list[str]:
     for model_id, results in figures.get("results", {}).items():
         lines += ["", f"model {model_id}", ""]
         lines += [f"error: {results['error']}"] if "error" in results else model_table(results)
-        calls = results.get("total", {}).get("model_calls")
+        total = results.get("total", {})
+        calls = total.get("model_calls")
         if calls:
             lines.append(f"model calls: {calls} (planning calls and sub-agents included)")
+        lines += request_lines(total)
     return lines
 
 

@@ -50,6 +50,26 @@ class RunRecord:
     answer: str
     tools: list[str]  # what the run called, for reading the results (checkers ignore it)
     model_calls: int = 0  # model requests (planning calls and sub-agents' included)
+    requests: list[dict[str, Any]] = field(default_factory=list)  # JobResult.model_stats
+    facts: list[str] = field(default_factory=list)  # what the job did to the files
+
+
+def request_figures(records: list[RunRecord]) -> dict[str, Any]:
+    """Per model request over `records`: prompt tokens evaluated after each run's first
+    request (the rest came from the model's cache; where the model says), tokens generated,
+    replies cut at the end of a call or a loop, and replies that ran to `max_tokens`."""
+    later = [r for record in records for r in record.requests[1:]]
+    evaluated = [r["prompt_evaluated"] for r in later if "prompt_evaluated" in r]
+    generated = [
+        r.get("generated", r.get("completion_tokens", 0)) for rec in records for r in rec.requests
+    ]
+    reasons = [r.get("finish_reason") for record in records for r in record.requests]
+    return {
+        "evaluated_per_request_mean": round(statistics.fmean(evaluated)) if evaluated else None,
+        "generated_per_request_mean": round(statistics.fmean(generated)) if generated else 0,
+        "replies_cut": sum(reason == "cut" for reason in reasons),
+        "replies_at_max_tokens": sum(reason == "length" for reason in reasons),
+    }
 
 
 @dataclass
@@ -82,6 +102,7 @@ class LevelStats:
             "completion_tokens_mean": round(self.mean("completion_tokens")),
             "model_calls_mean": round(self.mean("model_calls"), 2),
             "seconds_mean": round(self.mean("seconds"), 2),
+            **request_figures(self.records),
             "runs_detail": [dataclasses.asdict(record) for record in self.records],
         }
 
@@ -104,6 +125,7 @@ def model_results(stats: list[LevelStats]) -> dict[str, Any]:
             "completion_tokens": sum(r.completion_tokens for r in records),
             "model_calls": sum(r.model_calls for r in records),
             "seconds": round(sum(r.seconds for r in records), 1),
+            **request_figures(records),
         },
     }
 
@@ -117,7 +139,7 @@ def scripted_reference(level: Level, mode: AgentMode | None = None) -> Any:
     return ScriptedModel(turns, model_id=SCRIPTED)
 
 
-def _record(result: JobResult, verdict: Verdict) -> RunRecord:
+def run_record(result: JobResult, verdict: Verdict) -> RunRecord:
     reason = verdict.reason
     if not verdict.passed and result.error:
         reason = f"{reason}; {result.error}"[:ANSWER_CHARS]
@@ -132,6 +154,8 @@ def _record(result: JobResult, verdict: Verdict) -> RunRecord:
         answer=result.answer[:ANSWER_CHARS],
         tools=list(result.tools_used),
         model_calls=result.model_calls,
+        requests=list(result.model_stats),
+        facts=list(result.facts),
     )
 
 
@@ -178,7 +202,7 @@ def run_level_once(level: Level, settings: Settings, model: Any = None) -> RunRe
             verdict = level.check(Outcome(result, repo))
         except Exception as exc:  # a checker that cannot decide counts as a failure
             verdict = Verdict(False, f"checker error: {type(exc).__name__}: {exc}")
-    return _record(result, verdict)
+    return run_record(result, verdict)
 
 
 def run_suite(

@@ -77,29 +77,23 @@ def _served(
     stack: ExitStack, model_id: str, max_steps: int | None, given: Path | None, log_dir: Path
 ) -> Endpoint:
     from lsp_agent.models.embedded.loader import embedded_gguf
-    from lsp_agent.testing.llama_cpp_server import LlamaCppServer, LlamaServerError
+    from lsp_agent.testing.llama_server import LlamaServer
+    from lsp_agent.testing.server_process import ModelServerError
 
-    binary = llama_server_binary(given)
-    if binary is None:
-        raise BenchError(
-            "serving the embedded model to the peers needs llama.cpp's llama-server: "
-            "--llama-server PATH, $LLAMA_SERVER, or llama-server on PATH",
-            2,
-        )
     gguf = embedded_gguf(model_id)
     alias = gguf.stem.lower()
     log_dir.mkdir(parents=True, exist_ok=True)
-    server = LlamaCppServer(
-        binary,
+    server = LlamaServer(
         gguf,
-        alias=alias,
+        alias,
+        binary=llama_server_binary(given),  # None: the provisioned one (llama_server_build)
         log_path=log_dir / "llama-server.log",
         context_tokens=SERVED_CONTEXT_TOKENS,
         reply_tokens=SERVED_REPLY_TOKENS,
     )
     try:
         stack.enter_context(server)
-    except LlamaServerError as exc:
+    except ModelServerError as exc:
         raise BenchError(str(exc)) from None
     return _metered(stack, f"openai/{alias}", server.openai_base, max_steps)
 

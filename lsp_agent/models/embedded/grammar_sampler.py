@@ -26,6 +26,7 @@ import contextlib
 import ctypes
 import io
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ __all__ = [
     "CheckFirstSampler",
     "ConstrainedLlama",
     "GrammarError",
+    "Sampler",
+    "SamplingParams",
     "grammar_accepts",
     "quiet_llama",
 ]
@@ -60,32 +63,60 @@ def _grammar_sampler(vocab: Any, grammar: str, root: str = "root") -> Any:
     return sampler
 
 
-class CheckFirstSampler:
+@dataclass(frozen=True)
+class SamplingParams:
+    """How tokens are sampled: llama.cpp's usual chain, greedy at temperature 0."""
+
+    temperature: float
+    top_k: int = 40
+    top_p: float = 0.95
+    min_p: float = 0.05
+    seed: int = 0
+
+
+class Sampler:
+    """llama.cpp's sampler chain at `temperature` (greedy at 0); no grammar."""
+
+    def __init__(
+        self, model: internals.LlamaModel, grammar: str | None, params: SamplingParams
+    ) -> None:
+        self.chain = internals.LlamaSampler()  # type: ignore[no-untyped-call]
+        if params.temperature <= 0.0:
+            self.chain.add_greedy()  # type: ignore[no-untyped-call]
+        else:
+            self.chain.add_top_k(params.top_k)
+            self.chain.add_top_p(params.top_p, 1)
+            self.chain.add_min_p(params.min_p, 1)
+            self.chain.add_temp(params.temperature)
+            self.chain.add_dist(params.seed)
+
+    def sample(self, ctx: internals.LlamaContext, idx: int) -> int:
+        return int(llama_cpp.llama_sampler_sample(self.chain.sampler, ctx.ctx, idx))
+
+    def accept_forced(self, token: int) -> None:
+        """A token written without sampling: the chain's state takes it too."""
+        llama_cpp.llama_sampler_accept(self.chain.sampler, token)
+
+    def close(self) -> None:
+        if hasattr(self, "chain"):
+            self.chain.close()  # type: ignore[no-untyped-call]
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class CheckFirstSampler(Sampler):
     """Sample unconstrained, check the token against the grammar, fall back to full masking."""
 
     def __init__(
-        self,
-        model: internals.LlamaModel,
-        grammar: str,
-        *,
-        temperature: float,
-        top_k: int,
-        top_p: float,
-        min_p: float,
-        seed: int,
+        self, model: internals.LlamaModel, grammar: str | None, params: SamplingParams
     ) -> None:
         self.grammar: Any = None
+        if grammar is None:
+            raise GrammarError("CheckFirstSampler needs a grammar")
         self.n_vocab = int(model.n_vocab())
         self.grammar = _grammar_sampler(model.vocab, grammar)
-        self.chain = internals.LlamaSampler()  # type: ignore[no-untyped-call]
-        if temperature <= 0.0:
-            self.chain.add_greedy()  # type: ignore[no-untyped-call]
-        else:
-            self.chain.add_top_k(top_k)
-            self.chain.add_top_p(top_p, 1)
-            self.chain.add_min_p(min_p, 1)
-            self.chain.add_temp(temperature)
-            self.chain.add_dist(seed)
+        super().__init__(model, None, params)
         self._one = llama_cpp.llama_token_data()
         self._one_array = llama_cpp.llama_token_data_array(
             data=ctypes.pointer(self._one), size=1, selected=-1, sorted=False
@@ -106,10 +137,15 @@ class CheckFirstSampler:
         return not math.isinf(self._one.logit)
 
     def accept(self, token: int) -> None:
+        """The grammar takes `token`."""
         llama_cpp.llama_sampler_accept(self.grammar, token)
 
+    def accept_forced(self, token: int) -> None:
+        super().accept_forced(token)
+        self.accept(token)
+
     def sample(self, ctx: internals.LlamaContext, idx: int) -> int:
-        token = int(llama_cpp.llama_sampler_sample(self.chain.sampler, ctx.ctx, idx))
+        token = super().sample(ctx, idx)
         self.checks += 1
         if not self.allows(token):
             self.fallbacks += 1
@@ -132,14 +168,10 @@ class CheckFirstSampler:
         return int(array.data[array.selected].id)
 
     def close(self) -> None:
-        if self.grammar:
+        if getattr(self, "grammar", None):
             llama_cpp.llama_sampler_free(self.grammar)
             self.grammar = None
-        if hasattr(self, "chain"):
-            self.chain.close()  # type: ignore[no-untyped-call]
-
-    def __del__(self) -> None:
-        self.close()
+        super().close()
 
 
 class ConstrainedLlama(Llama):
@@ -154,22 +186,19 @@ class ConstrainedLlama(Llama):
         grammar: LlamaGrammar | None = kwargs.get("grammar")
         if grammar is None or not self.check_first:
             return super()._init_sampler(*args, **kwargs)
-        return CheckFirstSampler(
-            self._model,
-            grammar._grammar,
+        params = SamplingParams(
             temperature=float(kwargs.get("temp", 0.8)),
             top_k=int(kwargs.get("top_k", 40)),
             top_p=float(kwargs.get("top_p", 0.95)),
             min_p=float(kwargs.get("min_p", 0.05)),
             seed=int(self._seed),
         )
+        return CheckFirstSampler(self._model, grammar._grammar, params)
 
 
 def grammar_accepts(model: Llama, grammar: str, text: str) -> bool:
     """Whether `grammar` admits exactly `text` (fed as the model's tokens, then end of text)."""
-    sampler = CheckFirstSampler(
-        model._model, grammar, temperature=0.0, top_k=1, top_p=1.0, min_p=0.0, seed=0
-    )
+    sampler = CheckFirstSampler(model._model, grammar, SamplingParams(temperature=0.0))
     try:
         for token in model.tokenize(text.encode("utf-8"), add_bos=False, special=False):
             if not sampler.allows(token):

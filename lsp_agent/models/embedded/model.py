@@ -1,35 +1,41 @@
-"""`MODEL_ID=embedded[:NAME|:PATH]`: a tiny GGUF model run in-process by llama.cpp.
+"""`MODEL_ID=embedded[:NAME|:PATH]`: a GGUF model run in-process by llama.cpp.
 
 - The model (`models.embedded.loader`) is loaded once per process; generation is serialised by a
-  lock (one llama.cpp context is not re-entrant). llama-cpp-python's prompt-prefix cache
-  makes each agent step pay only for the new turns. Nothing reaches stdout.
-- The prompt (`embedded_prompt`): the tools listed in the system turn, past calls replayed in
-  the grammar's own shape; `example=True` adds a worked example before the task (off by
-  default: SmolLM2-135M copies the example's last call, `final_answer`, at once).
-- When tools are offered, the reply is exactly one valid call (`tool_grammar`): the tool is
-  chosen by the likelihood of its whole name (`choice_scoring`; token-by-token masking
-  would pick `final_answer` for its one-letter first token), with a call-level repetition
-  penalty on the previous call's tool; then its arguments are written under the grammar,
-  sampled check-first (`grammar_sampler`). The call comes back as a native `tool_calls`
-  entry with dict arguments. `argument_choices` (a callable the runtime may set, called
-  per reply) turns arguments into enums: `{"path": the workspace's files, "patch_id": ids}`.
-- A reply that loops (`1.0.0.0…`) is cut early; with `max_tokens` it comes back as plain
-  text, which RobustModel turns into an observation. The context is at most `MAX_CONTEXT`;
-  size the agent's context budget from `EmbeddedModel.context_length`.
+  lock (one llama.cpp context is not re-entrant). Every token goes through one `Decoder`,
+  which keeps the KV cache between calls: an agent's prompt only grows at its end, so each
+  step evaluates only its new messages (`raw["prompt_evaluated"]` says how many). Nothing
+  reaches stdout.
+- The prompt (`prompt`): with a chat template that knows tools (Qwen2.5-Coder) the template
+  renders the tools and the history natively; otherwise the tools are listed in the system
+  turn and past calls replayed in the grammar's shape (`example=True` adds a worked example).
+- With a template that knows tools, the model may begin with words when it would rather
+  (`answers_in_prose`): words that say they are the answer (`Final answer: …`) are the reply
+  (`RobustModel` reads them as `final_answer`); other words are reasoning, and the call it
+  then writes under the grammar follows them, though only the call is kept: every step ends
+  in one valid call, and no prose is left for the agent to refuse.
+- A call is exactly one valid call (`tool_grammar`): the tool is chosen by the likelihood of
+  its whole name (`choice_scoring`; token-by-token masking would pick `final_answer` for its
+  one-letter first token), with a call-level repetition penalty on the previous call's tool;
+  then its arguments are written under the grammar, sampled check-first (`grammar_sampler`),
+  and generation ends with the grammar: nothing follows the call. The call comes back as a
+  native `tool_calls` entry with dict arguments. `argument_choices` (a callable the runtime
+  may set, called per reply) turns arguments into enums: `{"path": the workspace's
+  files, "patch_id": ids}`.
+- A reply that loops (`1.0.0.0…`) is cut early; cut short, a call comes back as plain text,
+  which RobustModel turns into an observation. Size the agent's context budget from
+  `EmbeddedModel.context_length`.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-import numpy as np
-import numpy.typing as npt
-from llama_cpp import StoppingCriteriaList
 from llama_cpp.llama_grammar import LlamaGrammar
-from llama_cpp.llama_types import CreateCompletionResponse
 from smolagents.models import (
     ChatMessage,
     ChatMessageToolCall,
@@ -41,22 +47,29 @@ from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
 from lsp_agent.models.config import ModelConfig
-from lsp_agent.models.embedded.choice_scoring import choose
+from lsp_agent.models.embedded.call_writer import Choices, write_arguments
+from lsp_agent.models.embedded.choice_scoring import choose, reply_start
+from lsp_agent.models.embedded.decoder import Generation, PromptLoad
 from lsp_agent.models.embedded.loader import (
     DEFAULT_EMBEDDED,
     EmbeddedModelError,
     LoadedModel,
     embedded_gguf,
     load_llama,
+    max_context,
 )
-from lsp_agent.models.embedded.prompt import chat_turns
+from lsp_agent.models.embedded.prompt import chat_turns, native_messages
 from lsp_agent.models.embedded.tool_grammar import (
     CALL_PREFIX,
-    arguments_grammar,
+    MIN_ANSWER_CHARS,
     call_head,
     check_call,
     tool_specs,
 )
+from lsp_agent.models.streamed_reply import ends_in_loop, trim_loop
+from lsp_agent.models.tool_call_parsing import says_it_is_the_answer
+from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
+from lsp_agent.models.tool_schemas import compact_tool_schemas
 
 __all__ = [
     "DEFAULT_EMBEDDED",
@@ -68,21 +81,25 @@ __all__ = [
     "load_llama",
 ]
 
-MAX_CONTEXT = 4096  # a 135M-270M model gains nothing from more, and prompts cost ~100 tok/s
 MIN_REPLY_TOKENS = 256
-LOOP_MIN_CHARS = 48  # a repeated pattern this long ends the reply
-LOOP_MAX_PERIOD = 12
 # Tiny models copy their previous call (SmolLM2-135M re-proposes a patch it just proposed
 # with p≈0.8 and applies it with p≈0.1): a call-level repetition penalty, in nats, on the
 # tool of the previous call. It lowers that tool's odds; it never removes a tool.
 REPEAT_CALL_PENALTY = 2.5
+NATIVE_CALL_OPENER = '<tool_call>\n{"name": "'
+# First characters of a reply that begins a call: a tag, a fence, a JSON object.
+CALL_STARTS = ("<", "`", "{")
+# A call begun inside text (a fence opening an object, a tag, an object naming a tool).
+CALL_START = re.compile(r'```[a-z]*\s*\{|<tool_call>|\{\s*"(name|function|tool)"\s*:')
+# The reply is a call when the first token begins one at least this often.
+CALL_ODDS = 0.5
 
 
 class PromptTooLongError(ValueError):
     """Even the system turn and the task leave no room for a reply."""
 
 
-ArgumentChoices = Callable[[], Mapping[str, Sequence[str]]]
+ArgumentChoices = Callable[[], Choices]
 
 
 class EmbeddedModel(Model):  # type: ignore[misc]
@@ -108,12 +125,16 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         self.max_string_chars = max_string_chars
         self.example = example
         self.repeat_penalty = repeat_penalty
-        self.last_grammar = ""
 
     @property
     def context_length(self) -> int:
         """Tokens of context the model was loaded with (size the context budget from this)."""
         return self.loaded.n_ctx
+
+    @property
+    def answers_in_prose(self) -> bool:
+        """Whether a reply may be plain text (then it is the model's answer)."""
+        return self.loaded.native_tools
 
     def generate(
         self,
@@ -125,53 +146,117 @@ class EmbeddedModel(Model):  # type: ignore[misc]
     ) -> ChatMessage:
         max_tokens = int(kwargs.get("max_tokens", self.max_tokens))
         temperature = float(kwargs.get("temperature", self.temperature))
-        prompt = self._prompt(messages, tools_to_call_from)
+        started = time.monotonic()
         with self.loaded.lock:
+            prompt = self._tokens(self._prompt(messages, tools_to_call_from))
+            room = self._room(prompt)
             if tools_to_call_from:
                 previous = _last_call_name(messages)
-                return self._call(prompt, tools_to_call_from, max_tokens, temperature, previous)
-            grammar = _response_format_grammar(response_format) if response_format else None
-            result = self._complete(
-                prompt, max_tokens, temperature, grammar, None if grammar else stop_sequences
-            )
-        text = str(result["choices"][0]["text"])
-        raw = {"text": text, "finish_reason": result["choices"][0].get("finish_reason")}
-        usage = _usage(result)
-        return ChatMessage(role=MessageRole.ASSISTANT, content=text, raw=raw, token_usage=usage)
+                reply = self._reply(
+                    prompt, tools_to_call_from, min(max_tokens, room), temperature, previous
+                )
+            else:
+                grammar = _response_format_grammar(response_format) if response_format else None
+                stops = None if grammar else stop_sequences
+                generation = self.loaded.decoder.generate(
+                    prompt,
+                    max_tokens=min(max_tokens, room),
+                    temperature=temperature,
+                    grammar=grammar,
+                    stop=_text_stop(stops, cut_at_call=False),
+                )
+                reply = self._text_reply(generation, len(prompt), generation.load, stops)
+        if isinstance(reply.raw, dict):
+            reply.raw["seconds"] = round(time.monotonic() - started, 3)
+        return reply
 
-    def _call(
+    def _reply(
         self,
-        prompt: str,
+        prompt: list[int],
         tools: list[Tool],
         max_tokens: int,
         temperature: float,
         previous: str | None,
     ) -> ChatMessage:
-        """Choose the tool by likelihood, then write its arguments under the grammar."""
+        """A call, or an answer in words. When the model is likelier to begin with words
+        than with a call, it writes them: words that say they are the answer
+        (`Final answer: …`) are the reply; any other words (an explanation, a plan, an
+        answer not marked as one) are the call's reasoning: the call is written after them,
+        under the grammar, and only the call is kept (see the module doc)."""
+        decoder = self.loaded.decoder
+        load = None
+        reasoning: list[int] = []
+        if self.answers_in_prose:
+            odds, first, load = reply_start(decoder, prompt, _starts_call, temperature=temperature)
+            if odds < CALL_ODDS:
+                generation = decoder.generate(
+                    prompt,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    stop=_text_stop(None, cut_at_call=True),
+                    first=first,
+                )
+                start = CALL_START.search(generation.text)
+                words = generation.text[: start.start()] if start else generation.text
+                if start is None and says_it_is_the_answer(words):
+                    return self._text_reply(generation, len(prompt), load, None)
+                words = words.rstrip()
+                reasoning = self._tokens(words + "\n") if words else []
+                load.wasted = len(generation.tokens)
+        reply = self._call(prompt, tools, max_tokens, temperature, previous, load, reasoning)
+        if reasoning and isinstance(reply.raw, dict):
+            reply.raw["reasoning"] = words
+        return reply
+
+    def _call(  # noqa: PLR0917 (one reply's inputs)
+        self,
+        prompt: list[int],
+        tools: list[Tool],
+        max_tokens: int,
+        temperature: float,
+        previous: str | None,
+        load: PromptLoad | None = None,
+        reasoning: Sequence[int] = (),
+    ) -> ChatMessage:
+        """Choose the tool by likelihood, then write its arguments under the grammar
+        (`load`: how the prompt was loaded already, if it was; `reasoning`: the words the
+        model wrote before the call, which the call follows but the reply leaves out)."""
         choices = self.argument_choices() if self.argument_choices is not None else None
-        specs = tool_specs(tools, choices=choices, max_string_chars=self.max_string_chars)
-        llama = self.loaded.llama
-        name, _ = choose(
-            llama,
-            self._tokens(prompt + CALL_PREFIX),
+        specs = tool_specs(
+            tools,
+            choices=choices,
+            max_string_chars=self.max_string_chars,
+            min_answer_chars=1 if self.loaded.native_tools else MIN_ANSWER_CHARS,
+        )
+        opener = NATIVE_CALL_OPENER if self.loaded.native_tools else CALL_PREFIX
+        lead = [*prompt, *reasoning]
+        name, _, choice_load = choose(
+            self.loaded.decoder,
+            lead + self._tokens(opener),
             [f'{spec.name}",' for spec in specs],
             temperature=temperature,
             penalties=[self.repeat_penalty if s.name == previous else 0.0 for s in specs],
         )
         spec = next(s for s in specs if f'{s.name}",' == name)
-        head = call_head(spec.name)
-        self.last_grammar = arguments_grammar(spec)
-        result = self._complete(
-            prompt + head,
-            max_tokens,
-            temperature,
-            LlamaGrammar.from_string(self.last_grammar, verbose=False),
-            None,
+        head = call_head(spec.name, opener)
+        decoder = self.loaded.decoder
+        written = write_arguments(
+            decoder,
+            self._tokens,
+            lead,
+            head,
+            spec,
+            choices=choices or {},
+            temperature=temperature,
+            max_tokens=max_tokens,
         )
-        text = head + str(result["choices"][0]["text"])
-        raw = {"text": text, "finish_reason": result["choices"][0].get("finish_reason")}
-        usage = _usage(result)
-        call = check_call(text, specs)
+        text = head + written.text
+        load = load or choice_load
+        load.tokens = len(prompt)
+        forced = len(self._tokens(head)) + written.chosen
+        raw = _raw(text, written.sampled, "stop" if written.complete else "length", load, forced)
+        usage = TokenUsage(len(prompt), forced + written.sampled + load.wasted)
+        call = check_call(text.removeprefix(opener[: -len(CALL_PREFIX)]), specs)
         if isinstance(call, str):  # cut short (max tokens or a loop): RobustModel says so
             return ChatMessage(role=MessageRole.ASSISTANT, content=text, raw=raw, token_usage=usage)
         tool_call = ChatMessageToolCall(
@@ -187,61 +272,96 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             token_usage=usage,
         )
 
-    def _complete(
+    def _text_reply(
         self,
-        prompt: str,
-        max_tokens: int,
-        temperature: float,
-        grammar: LlamaGrammar | None,
-        stop: list[str] | None,
-    ) -> CreateCompletionResponse:
-        """One completion of `prompt` (the `stream=False` shape of llama-cpp-python's union)."""
-        tokens = self._tokens(prompt)
-        room = self.loaded.n_ctx - len(tokens)
-        if room < MIN_REPLY_TOKENS // 2:
-            raise PromptTooLongError(
-                f"the prompt has {len(tokens)} tokens; the embedded model's context is "
-                f"{self.loaded.n_ctx}: shorten the history"
-            )
-        result = self.loaded.llama.create_completion(
-            prompt=tokens,
-            max_tokens=min(max_tokens, room),
-            temperature=temperature,
-            stop=stop,
-            grammar=grammar,
-            stopping_criteria=StoppingCriteriaList([self._loop_stop(len(tokens))]),
+        generation: Generation,
+        prompt_length: int,
+        load: PromptLoad,
+        stop_sequences: list[str] | None,
+    ) -> ChatMessage:
+        text = generation.text
+        for stop in stop_sequences or ():
+            text = text.split(stop, 1)[0]
+        end = complete_call_end(text)
+        if end is not None:
+            text = text[:end]
+        elif ends_in_loop(text):
+            text = trim_loop(text)
+        load.tokens = prompt_length
+        return ChatMessage(
+            role=MessageRole.ASSISTANT,
+            content=text,
+            raw=_raw(text, len(generation.tokens), generation.finish_reason, load, 0),
+            token_usage=TokenUsage(prompt_length, len(generation.tokens)),
         )
-        return cast(CreateCompletionResponse, result)
 
     def _tokens(self, text: str) -> list[int]:
         encoded = text.encode("utf-8")
         return list(self.loaded.llama.tokenize(encoded, add_bos=False, special=True))
 
-    def _loop_stop(self, prompt_length: int) -> Callable[[npt.NDArray[np.intc], Any], bool]:
-        """Stop when the reply ends in a short pattern repeated over and over (a tiny-model
-        loop such as `1.0.0.0.0…`): the cut reply is unusable, and RobustModel says so."""
-        llama = self.loaded.llama
-
-        def stop(input_ids: npt.NDArray[np.intc], logits: Any) -> bool:
-            reply = input_ids[prompt_length:]
-            if len(reply) < LOOP_MIN_CHARS // 4:
-                return False
-            tail = bytes(llama.detokenize(list(reply[-LOOP_MIN_CHARS:]))).decode(errors="replace")
-            return ends_in_loop(tail)
-
-        return stop
+    def _room(self, prompt: list[int]) -> int:
+        room = self.loaded.n_ctx - len(prompt)
+        if room < MIN_REPLY_TOKENS // 2:
+            raise PromptTooLongError(
+                f"the prompt has {len(prompt)} tokens; the embedded model's context is "
+                f"{self.loaded.n_ctx}: shorten the history"
+            )
+        return room
 
     def _prompt(
         self, messages: list[ChatMessage | dict[str, Any]], tools: list[Tool] | None
     ) -> str:
         """The prompt text; the oldest turns after the task are dropped if it won't fit."""
-        turns = chat_turns(messages, tools, example=self.example)
+        if self.loaded.native_tools:
+            turns: list[dict[str, Any]] = native_messages(messages)
+            schemas = compact_tool_schemas(tools) if tools else None
+        else:
+            turns = cast(list[dict[str, Any]], chat_turns(messages, tools, example=self.example))
+            schemas = None
         while True:
-            prompt = str(self.loaded.formatter(messages=cast(Any, turns)).prompt)
+            rendered = self.loaded.formatter(messages=cast(Any, turns), tools=cast(Any, schemas))
+            prompt = str(rendered.prompt)
             fits = len(self._tokens(prompt)) + MIN_REPLY_TOKENS <= self.loaded.n_ctx
             if fits or len(turns) <= 3:
                 return prompt
             del turns[2 if turns[0]["role"] == "system" else 1]
+
+
+def _raw(
+    text: str, sampled: int, finish_reason: str, load: PromptLoad, forced: int
+) -> dict[str, Any]:
+    """What a reply reports beside its text: why it ended and what the step cost."""
+    return {
+        "text": text,
+        "finish_reason": finish_reason,
+        "prompt_tokens": load.tokens,
+        "prompt_reused": load.reused,
+        "prompt_evaluated": load.evaluated,
+        "generated": sampled + load.wasted,
+        "forced": forced,  # tokens written for the model (a call's opening and tool name)
+        "dropped": load.wasted,  # words the model began with before a call, not kept
+    }
+
+
+def _text_stop(stops: list[str] | None, *, cut_at_call: bool) -> Callable[[str], bool]:
+    """Stop free text at a stop sequence, a loop, or (`cut_at_call`) the end of a call."""
+
+    def stop(text: str) -> bool:
+        if stops and any(s in text for s in stops):
+            return True
+        if cut_at_call and CALL_START.search(text):
+            return True
+        return ends_in_loop(text)
+
+    return stop
+
+
+def _starts_call(piece: str) -> bool:
+    return piece.lstrip().startswith(CALL_STARTS)
+
+
+def _loop_stop(text: str) -> bool:
+    return ends_in_loop(text)
 
 
 def _last_call_name(messages: Sequence[ChatMessage | dict[str, Any]]) -> str | None:
@@ -256,37 +376,23 @@ def _last_call_name(messages: Sequence[ChatMessage | dict[str, Any]]) -> str | N
     return None
 
 
-def _usage(result: CreateCompletionResponse) -> TokenUsage:
-    return TokenUsage(
-        input_tokens=int(result["usage"]["prompt_tokens"]),
-        output_tokens=int(result["usage"]["completion_tokens"]),
-    )
-
-
-def ends_in_loop(text: str, *, max_period: int = LOOP_MAX_PERIOD) -> bool:
-    """Whether the last `LOOP_MIN_CHARS` characters of `text` repeat one pattern of at most
-    `max_period` characters (`abcabcabc…`)."""
-    tail = text[-LOOP_MIN_CHARS:]
-    if len(tail) < LOOP_MIN_CHARS:
-        return False
-    return any(tail[period:] == tail[:-period] for period in range(1, max_period + 1))
-
-
-def _response_format_grammar(response_format: dict[str, Any]) -> LlamaGrammar | None:
-    """A grammar for smolagents' `response_format` (`json_schema` or `json_object`)."""
+def _response_format_grammar(response_format: dict[str, Any]) -> str | None:
+    """A GBNF grammar for smolagents' `response_format` (`json_schema` or `json_object`)."""
+    schema: Any = None
     if response_format.get("type") == "json_schema":
         schema = response_format.get("json_schema", {}).get("schema")
-        if isinstance(schema, dict):
-            return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
-    if response_format.get("type") == "json_object":
-        return LlamaGrammar.from_json_schema(json.dumps({"type": "object"}), verbose=False)
-    return None
+    elif response_format.get("type") == "json_object":
+        schema = {"type": "object"}
+    if not isinstance(schema, dict):
+        return None
+    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    return str(grammar._grammar)
 
 
 def build_embedded_model(config: ModelConfig) -> EmbeddedModel:
     """The embedded model for `config.model_id` (`embedded`, `embedded:NAME|PATH`)."""
     path = embedded_gguf(config.model_id)
-    n_ctx = max(512, min(config.model_num_ctx, MAX_CONTEXT))
+    n_ctx = max(512, min(config.model_num_ctx, max_context(config.model_id)))
     return EmbeddedModel(
         load_llama(path, n_ctx),
         model_id=config.model_id,

@@ -1,13 +1,21 @@
-"""The embedded model's prompt: chat messages and the offered tools as plain chat turns.
+"""The embedded model's prompt: chat messages and the offered tools, in one of two styles.
 
-Tiny GGUF chat templates (SmolLM2's ChatML, Gemma's turns) know nothing of tools, so this
-does what a tool-aware template would: the tool list goes into the system turn, once, one
-line per tool (`read_file(path, start_line?: int, end_line?: int) - description`); a past
-call is replayed as the assistant writing that call in exactly the grammar's shape; a tool
-result becomes a user turn `Result of read_file:` + the text. Roles are reduced to
-system/user/assistant and consecutive turns of one role merged (Gemma insists on
-alternation). Messages may be smolagents `ChatMessage`s (text or native tool calls) or
-OpenAI-style dicts; `lsp_agent.models.messages.to_provider_messages` does the first step.
+**Native** (`native_messages`), for GGUF files whose chat template knows tools (Qwen2.5's
+`<tools>` and `<tool_call>` blocks, Hermes-style templates): the template renders the tools
+(the same compact schemas a model server is sent) and the history with native tool calls
+and `tool` results, exactly as llama.cpp's server would. A call the model writes is
+`<tool_call>\n{"name": …, "arguments": {…}}`, byte for byte what the template replays
+next step, so the next prompt extends this one and the KV cache is reused.
+
+**Plain** (`chat_turns`): tiny GGUF chat templates (SmolLM2's ChatML, Gemma's turns) know
+nothing of tools, so this does what a tool-aware template would: the tool list goes into
+the system turn, once, one line per tool (`read_file(path, start_line?: int, end_line?:
+int) - description`); a past call is replayed as the assistant writing that call in exactly
+the grammar's shape; a tool result becomes a user turn `Result of read_file:` + the text.
+Roles are reduced to system/user/assistant and consecutive turns of one role merged (Gemma
+insists on alternation). Messages may be smolagents `ChatMessage`s (text or native tool
+calls) or OpenAI-style dicts; `lsp_agent.models.messages.to_provider_messages` does the
+first step.
 """
 
 from __future__ import annotations
@@ -21,7 +29,13 @@ from smolagents.models import ChatMessage
 from lsp_agent.models.embedded.tool_grammar import call_text
 from lsp_agent.models.messages import to_provider_messages
 
-__all__ = ["CALL_INSTRUCTION", "chat_turns", "tool_lines"]
+__all__ = [
+    "CALL_INSTRUCTION",
+    "chat_turns",
+    "native_messages",
+    "template_knows_tools",
+    "tool_lines",
+]
 
 CALL_INSTRUCTION = (
     'Reply with exactly one tool call as JSON: {"name": "<tool>", "arguments": {...}}.'
@@ -135,3 +149,30 @@ def _merge_runs(turns: list[dict[str, str]]) -> list[dict[str, str]]:
         else:
             merged.append(dict(turn))
     return merged
+
+
+def template_knows_tools(template: str) -> bool:
+    """Whether a chat template renders `tools` and native tool calls (Qwen2.5, Hermes)."""
+    return "tools" in template and "tool_call" in template
+
+
+def native_messages(messages: Sequence[ChatMessage | dict[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI-style messages for a template that renders tool calls itself: arguments as
+    dicts (templates write them with `tojson`), text content never None."""
+    out = []
+    for provided in to_provider_messages(list(messages)):
+        message = dict(provided)
+        message["content"] = str(message.get("content") or "")
+        if message.get("tool_calls"):
+            message["tool_calls"] = [
+                {
+                    **call,
+                    "function": {
+                        "name": call.get("function", {}).get("name", ""),
+                        "arguments": _arguments(call.get("function", {}).get("arguments")),
+                    },
+                }
+                for call in message["tool_calls"]
+            ]
+        out.append(message)
+    return out

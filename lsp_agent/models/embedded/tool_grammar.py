@@ -7,12 +7,16 @@ The call is written in one fixed shape, which the model also sees for its past c
 Tool names are literal alternatives, argument keys come in the tool's declared order
 (optional ones may be left out; `nullable` counts as optional; null is never written),
 separators are exactly `", "` and `": "` (no free whitespace: every optional whitespace
-doubles the grammar stacks llama.cpp tracks per vocabulary token), and strings are bounded.
+doubles the grammar stacks llama.cpp tracks per vocabulary token), and strings are bounded
+and escaped only as `json.dumps(..., ensure_ascii=False)` escapes them (non-ASCII text is
+written as it is), so a call replayed through a chat template's `tojson` is byte for byte
+the call the model wrote.
 Values respect the declared types: strings, integers, numbers, booleans. `choices` turn
 string arguments into enums (strong hints for tiny models): key `"path"` applies to every
 workspace-path argument (our tools' `path_inputs`), any other key to arguments of that
-name (e.g. `"patch_id"`: the ids proposed so far). An empty or over-long list leaves the
-argument a free (bounded) string: no tool ever becomes impossible to call.
+name (e.g. `"patch_id"`: the ids proposed so far). An over-long list leaves the argument a
+free (bounded) string; an empty list leaves out the tools that need the argument (no patch
+id yet: no `apply_patch`), since any call of theirs could only fail.
 `check_call()` is the same contract in pure Python, for tests and for reading a
 constrained reply; `tool_call_schema()` its JSON-schema twin (Ollama's `format`).
 
@@ -30,15 +34,16 @@ from typing import Any
 
 __all__ = [
     "CALL_PREFIX",
+    "MIN_ANSWER_CHARS",
     "ArgumentSpec",
     "ToolSpec",
-    "arguments_grammar",
     "call_head",
     "call_text",
     "check_call",
     "tool_call_grammar",
     "tool_call_schema",
     "tool_specs",
+    "value_grammar",
 ]
 
 SCALAR_TYPES = ("string", "integer", "number", "boolean")
@@ -49,7 +54,9 @@ DEFAULT_MAX_PATH_CHARS = 160
 MAX_ANSWER_CHARS = 300
 # ...and at least a phrase: SmolLM2-135M otherwise answers with the bare patch id `p1`, which
 # the runtime refuses (it tells the user nothing), and then tends to wander off instead of
-# answering again. The price: this model cannot answer in under 10 characters (`42`).
+# answering again. The price: this model cannot answer in under 10 characters (`42`). A real
+# model does not need it (Qwen2.5-Coder-1.5B, held to 10, padded "John Doe" with "}}}}"):
+# `tool_specs(min_answer_chars=1)`.
 MIN_ANSWER_CHARS = 10
 MAX_CHOICES = 300
 PATH_KEY = "path"
@@ -95,12 +102,18 @@ def _argument_type(schema: Mapping[str, Any]) -> str:
 def tool_specs(
     tools: Sequence[Any],
     *,
-    choices: Mapping[str, Sequence[str]] | None = None,
+    choices: Mapping[str, Any] | None = None,
     max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
     max_path_chars: int = DEFAULT_MAX_PATH_CHARS,
+    min_answer_chars: int = MIN_ANSWER_CHARS,
 ) -> list[ToolSpec]:
-    """Specs of smolagents tools (`name` and `inputs`), with `choices` as described above."""
-    enums = {key: _enum(values) for key, values in (choices or {}).items()}
+    """Specs of smolagents tools (`name` and `inputs`), with `choices` as described above.
+
+    A tool with a required argument whose choices are an empty list cannot be called well
+    (`apply_patch` before any patch was proposed) and is left out."""
+    given = choices or {}
+    # callables (values that depend on other arguments) are the call writer's business
+    enums = {key: _enum(values) for key, values in given.items() if not callable(values)}
     specs = []
     for tool in tools:
         paths = _path_inputs(tool)
@@ -109,7 +122,8 @@ def tool_specs(
             is_path = name in paths
             is_answer = tool.name == "final_answer"
             kind = _argument_type(schema)
-            enum = enums.get(PATH_KEY if is_path else name, ()) if kind == "string" else ()
+            key = PATH_KEY if is_path else name
+            enum = enums.get(key, ()) if kind == "string" else ()
             arguments.append(
                 ArgumentSpec(
                     name=name,
@@ -121,10 +135,15 @@ def tool_specs(
                     else min(max_string_chars, MAX_ANSWER_CHARS)
                     if is_answer
                     else max_string_chars,
-                    min_chars=MIN_ANSWER_CHARS if is_answer and kind == "string" else 0,
+                    min_chars=min_answer_chars if is_answer and kind == "string" else 0,
                 )
             )
-        specs.append(ToolSpec(str(tool.name), tuple(arguments)))
+        impossible = any(
+            a.required and a.type == "string" and key in given and not given[key]
+            for a, key in ((a, PATH_KEY if a.name in paths else a.name) for a in arguments)
+        )
+        if not impossible:
+            specs.append(ToolSpec(str(tool.name), tuple(arguments)))
     return specs
 
 
@@ -182,7 +201,7 @@ def _rule_name(tool_name: str) -> str:
 
 
 COMMON_RULES = r"""
-char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
+char ::= [^"\\\x00-\x1f] | "\\" (["\\bfnrt] | "u00" [01] [0-9a-fA-F])
 integer ::= "-"? ("0" | [1-9] [0-9]{0,8})
 number ::= integer ("." [0-9]{1,8})?
 boolean ::= "true" | "false"
@@ -255,24 +274,22 @@ def tool_call_schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
     return calls[0] if len(calls) == 1 else {"oneOf": calls}
 
 
-def call_head(name: str) -> str:
-    """A call's text up to its arguments: `{"name": "<name>", "arguments": {`."""
-    return f'{CALL_PREFIX}{name}", "arguments": {{'
+def call_head(name: str, opener: str = CALL_PREFIX) -> str:
+    """A call's text up to its arguments: `{"name": "<name>", "arguments": {` (after
+    `opener`, which ends with `{"name": "`)."""
+    return f'{opener}{name}", "arguments": {{'
 
 
-def arguments_grammar(spec: ToolSpec) -> str:
-    """GBNF for the rest of one tool's call after `call_head(spec.name)`: `<args>}}`.
-
-    The same rules as `tool_call_grammar`, for when the tool was already chosen.
-    """
-    expression, helpers = _arguments_rules("args", spec.arguments)
-    lines = [f'root ::= {expression} "}}}}"', *helpers]
-    return "\n".join(lines) + "\n" + COMMON_RULES.lstrip("\n")
+def value_grammar(argument: ArgumentSpec, lead: str = "") -> str:
+    """GBNF for one argument's value alone (the same rule as in `tool_call_grammar`), after
+    the text `lead`."""
+    start = f"{_literal(lead)} " if lead else ""
+    return f"root ::= {start}{_value_rule(argument)}\n" + COMMON_RULES.lstrip("\n")
 
 
 def call_text(name: str, arguments: Mapping[str, Any]) -> str:
     """A call written exactly as the grammar writes it (for replaying past calls)."""
-    return json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=True)
+    return json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=False)
 
 
 def _type_problem(argument: ArgumentSpec, value: Any) -> str | None:

@@ -12,13 +12,15 @@ could not be used: <reason>. <what to do>". The run ends by final answer, max st
 Usable replies get their tool calls normalised: calls written as text are parsed
 (`lsp_agent.models.tool_call_parsing`), arguments become dicts, positional values are named, digit
 strings become integers where the tool wants one, and at most `max_calls_per_reply` calls are
-kept. Prose without a call is an error observation unless `prose_is_final_answer=True`.
+kept. Prose without a call is an error observation unless `prose_is_final_answer=True`; text
+that says it is the answer (`Final answer: …`, `{"answer": …}`) is the final answer.
 When no tools are offered (smolagents' closing summary after max steps), text passes through.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -35,7 +37,9 @@ from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
 from lsp_agent.models.robust.call_checks import check_call
+from lsp_agent.models.robust.call_stats import reply_stats
 from lsp_agent.models.robust.failures import (
+    NO_CALL_REASON,
     FailureKind,
     classify_model_exception,
     example_call,
@@ -121,6 +125,7 @@ class RobustModel(Model):  # type: ignore[misc]
         self.max_echo_chars = max_echo_chars
         self.on_event = on_event
         self.events: list[ModelEvent] = []
+        self.call_stats: list[dict[str, Any]] = []  # per request: `call_stats.reply_stats`
         self.generate_calls = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -132,9 +137,10 @@ class RobustModel(Model):  # type: ignore[misc]
         length = getattr(self.inner, "context_length", None)
         return int(length) if length else None
 
-    def offer_argument_choices(self, choices: Callable[[], dict[str, list[str]]]) -> None:
+    def offer_argument_choices(self, choices: Callable[[], dict[str, Any]]) -> None:
         """Models that constrain arguments (the embedded one) get `choices()` (argument name
-        -> allowed values), asked afresh for every reply; others ignore it."""
+        -> allowed values, or a function of the call's arguments so far giving them), asked
+        afresh for every reply; others ignore it."""
         if hasattr(self.inner, "argument_choices"):
             self.inner.argument_choices = choices
 
@@ -153,6 +159,7 @@ class RobustModel(Model):  # type: ignore[misc]
     ) -> ChatMessage:
         self.generate_calls += 1
         tools = {t.name: t for t in tools_to_call_from} if tools_to_call_from else None
+        started = time.monotonic()
         try:
             reply = self.inner.generate(
                 messages,
@@ -167,6 +174,16 @@ class RobustModel(Model):  # type: ignore[misc]
             if kind is FailureKind.UNREACHABLE and self.generate_calls == 1:
                 self.first_call_unreachable = True
             return self._unusable(kind, reason, tools, "", TokenUsage(0, 0))
+        self.call_stats.append(reply_stats(reply, time.monotonic() - started))
+        if logger.isEnabledFor(logging.DEBUG):  # LOG_LEVEL=DEBUG: what the model really sent
+            raw = reply.raw if isinstance(reply.raw, dict) else {}
+            logger.debug(
+                "model reply %d: %r; calls %s; %s",
+                self.generate_calls,
+                raw.get("text", content_text(reply.content))[:2000],
+                [(c.function.name, c.function.arguments) for c in reply.tool_calls or []],
+                {k: v for k, v in raw.items() if k != "text"} or reply_stats(reply, 0.0),
+            )
         usage = reply.token_usage
         if usage is not None:
             self.input_tokens += usage.input_tokens
@@ -198,7 +215,7 @@ class RobustModel(Model):  # type: ignore[misc]
                 if not (self.prose_is_final_answer and "final_answer" in tools):
                     reason = result.reason
                     if reason.startswith("no tool call"):
-                        reason = "it had no tool call"
+                        reason = NO_CALL_REASON
                     return self._unusable(FailureKind.NO_TOOL_CALL, reason, tools, text, usage)
                 calls = [ParsedCall("final_answer", {"answer": text.strip()})]
                 notes.append("took prose without a call as the final answer")

@@ -66,20 +66,36 @@ def classify_model_exception(exc: BaseException) -> tuple[FailureKind, str]:
 
 
 def example_call(tools: Mapping[str, Tool] | None) -> str:
-    """A neutral example call built from a real tool (placeholders, never invented values)."""
-    tool = next((t for n, t in (tools or {}).items() if n != "final_answer"), None)
+    """An example call of a real tool, with placeholders a model cannot mistake for values
+    (`<path>`): `read_file` when offered, else the first tool that takes arguments."""
+    offered = {n: t for n, t in (tools or {}).items() if n != "final_answer"}
+    tool = offered.get("read_file") or next(
+        (t for t in offered.values() if t.inputs), next(iter(offered.values()), None)
+    )
     if tool is None:
-        return '{"name": "final_answer", "arguments": {"answer": "..."}}'
+        return FINAL_ANSWER_EXAMPLE
     required = [k for k, spec in tool.inputs.items() if not spec.get("nullable")] or list(
         tool.inputs
     )
-    arguments = ", ".join(f'"{k}": "..."' for k in required[:2])
+    arguments = ", ".join(f'"{k}": "<{k}>"' for k in required[:2])
     return f'{{"name": "{tool.name}", "arguments": {{{arguments}}}}}'
 
 
+FINAL_ANSWER_EXAMPLE = '{"name": "final_answer", "arguments": {"answer": "<your answer>"}}'
+
+
 def recovery_text(reason: str, tools: Mapping[str, Tool] | None) -> str:
+    if reason == NO_CALL_REASON:
+        return (
+            f"Your last reply could not be used: {reason}. If it was your answer, give it "
+            f"with {FINAL_ANSWER_EXAMPLE}. If not, reply with one tool call, e.g. "
+            f"{example_call(tools)}."
+        )
     return (
         f"Your last reply could not be used: {reason}. Reply with exactly one tool call, "
         f"e.g. {example_call(tools)}; when the task is done, call final_answer with "
         '{"answer": "..."}.'
     )
+
+
+NO_CALL_REASON = "it had no tool call"

@@ -2,11 +2,12 @@
 
 Accepted forms: JSON, fenced or bare (`{"name", "arguments"}`, `{"tool", "args"}`,
 `{"function": {"name", "arguments"}}`, `{"action", "action_input"}`, `{"final_answer": X}`,
-lists of calls, `{"tool_calls": [...]}`), Qwen/Hermes `<tool_call>…</tool_call>` blocks,
-Python-call style `name(arg="…", n=3)` (read with `ast`, literals only, never evaluated), and a
-leading `Final Answer:`. Repairs: single quotes, trailing commas, unquoted keys, Python
-`True/False/None`, raw newlines in strings, arguments given as a JSON string, missing closing
-brackets, text around the call, `functions.` name prefixes, positional arguments.
+`{"answer": X}` (a final answer), lists of calls, `{"tool_calls": [...]}`), Qwen/Hermes
+`<tool_call>…</tool_call>` blocks, Python-call style `name(arg="…", n=3)` (read with `ast`,
+literals only, never evaluated), and a leading `Final Answer:`. Repairs: single quotes,
+trailing commas, unquoted keys, Python `True/False/None`, raw newlines in strings, arguments
+given as a JSON string, missing closing brackets, text around the call, `functions.` name
+prefixes, positional arguments.
 """
 
 from __future__ import annotations
@@ -94,6 +95,16 @@ def parse_tool_calls_from_text(text: str, tools: ToolInputs | None = None) -> Pa
             'the JSON in the reply names no tool (expected {"name": TOOL, "arguments": {...}})'
         )
     return ParseFailure("no tool call found in the reply")
+
+
+def says_it_is_the_answer(text: str) -> bool:
+    """Whether text without a call says it is the final answer (`Final answer: …`,
+    `final_answer: …`, `{"answer": …}`)."""
+    if _FINAL_PREFIX.match(text):
+        return True
+    stripped = text.strip().strip("`").removeprefix("json").strip()
+    loaded = loads_lenient(stripped) if stripped.startswith("{") else None
+    return loaded is not None and isinstance(loaded[0], dict) and "answer" in loaded[0]
 
 
 @dataclass(frozen=True)
@@ -226,6 +237,9 @@ def _calls_from_value(value: Any, tools: ToolInputs | None, notes: list[str]) ->
         if isinstance(answer, dict) and "answer" in answer:
             answer = answer["answer"]
         return [ParsedCall("final_answer", {"answer": answer})]
+    if list(value) == ["answer"]:
+        notes.append('read {"answer": ...} as a final_answer call')
+        return [ParsedCall("final_answer", {"answer": value["answer"]})]
     if tools and len(value) == 1:
         ((key, inner),) = value.items()
         if key in tools and isinstance(inner, dict):

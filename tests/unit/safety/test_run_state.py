@@ -6,6 +6,7 @@ import pytest
 
 from safety.errors import ErrorType, tool_error
 from safety.run_state import (
+    CYCLE,
     PING_PONG,
     REPEAT,
     SAME_ERROR,
@@ -94,6 +95,45 @@ def test_ping_pong() -> None:
     assert hint is not None and hint.kind == PING_PONG and not hint.stop
     stop = state.record(*a)
     assert stop is not None and stop.stop and stop.kind == PING_PONG
+
+
+def test_a_cycle_of_three_different_calls_hints_then_stops() -> None:
+    # Qwen2.5-Coder-1.5B went round rg_search -> repo_info -> list_files eight times.
+    state = AgentState()
+    cycle = [
+        ("rg_search", {"pattern": "X.py", "glob": "true"}),
+        ("repo_info", {}),
+        ("list_files", {"pattern": "*.py"}),
+    ]
+    for call in cycle * 1 + cycle[:2]:
+        assert state.record(*call) is None
+    hint = state.record(*cycle[2])
+    assert hint is not None and hint.kind == CYCLE and not hint.stop
+    assert "rg_search -> repo_info -> list_files" in hint.hint
+    assert 'final_answer(answer="' in hint.hint
+    assert not state.stopped
+    signal = state.record(*cycle[0])  # going on with the same round after the warning
+    assert signal is not None and signal.stop and state.stopped
+    assert "Stopping the run" in signal.hint
+    with pytest.raises(LoopStop):
+        state.check()
+
+
+def test_cycles_need_two_full_rounds_of_the_same_calls() -> None:
+    state = AgentState()
+    for round_ in range(4):
+        for tool in ("rg_search", "repo_info", "list_files"):
+            assert state.record(tool, {"round": round_}) is None
+
+
+@pytest.mark.parametrize("period", [4, 5, 6])
+def test_longer_cycles_are_caught_too(period: int) -> None:
+    state = AgentState()
+    calls = [("read_file", {"path": f"f{i}.py"}) for i in range(period)]
+    for call in calls + calls[:-1]:
+        assert state.record(*call) is None
+    hint = state.record(*calls[-1])
+    assert hint is not None and hint.kind == CYCLE
 
 
 def test_same_error_repeated() -> None:

@@ -234,8 +234,20 @@ def test_read_file_whole_small_file(tmp_repo: Path) -> None:
 
 def test_read_file_range_and_normalised_path(tmp_repo: Path) -> None:
     (tmp_repo / "big.txt").write_text(numbered(120))
-    out = make(ReadFile, tmp_repo).forward("./pkg/../big.txt", start_line=10, end_line=12)
-    assert out == "big.txt (lines 10-12 of 120)\nline 10\nline 11\nline 12"
+    out = make(ReadFile, tmp_repo).forward("./pkg/../big.txt", start_line=10, end_line=40)
+    assert out.startswith("big.txt (lines 10-40 of 120)\nline 10\nline 11\n")
+    assert out.endswith("\nline 40")
+
+
+def test_a_narrow_range_shows_what_follows_too(tmp_repo: Path) -> None:
+    # Qwen2.5-Coder-1.5B asks read_file("config.py", 1, 1) for the file: line 1 alone hid
+    # the value it was after (and 0, 0 was refused).
+    (tmp_repo / "big.txt").write_text(numbered(120))
+    read = make(ReadFile, tmp_repo).forward
+    assert read("big.txt", start_line=10, end_line=12).startswith("big.txt (lines 10-29 of 120)")
+    (tmp_repo / "small.py").write_text(numbered(5))
+    for start, end in ((1, 1), (0, 0)):
+        assert read("small.py", start_line=start, end_line=end) == read("small.py")
 
 
 def test_read_file_has_no_line_number_prefixes(tmp_repo: Path) -> None:
@@ -295,7 +307,7 @@ def test_read_file_single_huge_line(tmp_repo: Path) -> None:
 
 @pytest.mark.parametrize(
     ("start", "end", "message"),
-    [(0, 5, "start_line must be 1"), (9, 3, "before start_line"), (50, None, "past the end")],
+    [(-1, 5, "start_line must be 1"), (9, 3, "before start_line"), (50, None, "past the end")],
 )
 def test_read_file_bad_range_names_real_length(
     tmp_repo: Path, start: int, end: int | None, message: str

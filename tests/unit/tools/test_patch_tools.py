@@ -169,3 +169,35 @@ def test_proposals_read_unsaved_buffers_and_send_them_to_the_check(tmp_repo, gat
     assert reply["patch_id"] == "p1"
     assert box.checks[0]["overlay"] == {CALC: buffer}
     assert context.patches.get("p1").result.files[0].base_version == 7
+
+
+def test_propose_file_takes_the_whole_new_text(tmp_repo: Path, gate: Gate, box) -> None:
+    from tools.patch_tools import ProposeFile
+
+    context = tool_context(DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box)
+    tool = InstrumentedTool(ProposeFile(context), context)
+    reply = json.loads(tool(path=CALC, content="def add(a, b):\n    return b + a"))
+    assert reply["patch_id"] == "p1" and reply["files"] == [CALC]
+    assert "-    return a + b\n+    return b + a\n" in box.checks[0]["diff"]
+    assert "No newline" not in box.checks[0]["diff"]  # the file's last newline is kept
+    (tmp_repo / "big.py").write_text("x = 1\n" * 201)
+    refused = json.loads(tool(path="big.py", content="x = 2\n"))
+    assert (
+        refused["error"] == "invalid_argument"
+        and "propose_patch(" in refused["recovery_suggestion"]
+    )
+
+
+def test_the_edit_formats_choose_the_patch_tools(tmp_repo: Path) -> None:
+    from tools.registry import build_tools
+
+    def names(*patch_tools: str) -> list[str]:
+        context = tool_context(tmp_repo, patch_tools=patch_tools)
+        return [tool.name for tool in build_tools(context)]
+
+    default = names("propose_patch", "propose_patch_unified")
+    assert {"propose_patch", "propose_patch_unified", "show_patch", "apply_patch"} <= set(default)
+    assert "propose_file" not in default
+    whole = names("propose_file")
+    assert "propose_file" in whole and "apply_patch" in whole
+    assert "propose_patch" not in whole and "propose_patch_unified" not in whole

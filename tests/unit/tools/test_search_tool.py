@@ -80,7 +80,9 @@ def test_empty_glob_means_all_files(tmp_repo: Path, engine: str) -> None:
 
 def test_no_matches_is_plain_text(tmp_repo: Path, engine: str) -> None:
     assert search(tmp_repo, "multiply") == "No matches for 'multiply'."
-    assert search(tmp_repo, "add", "*.rs") == "No matches for 'add' in files matching '*.rs'."
+    assert search(tmp_repo, "multiply", "*.rs") == (
+        "No matches for 'multiply' in files matching '*.rs'."
+    )
 
 
 def test_invalid_regex_is_a_clear_error(tmp_repo: Path, engine: str) -> None:
@@ -298,6 +300,20 @@ def test_files_holding_a_private_key_or_hard_links_are_not_searched(
     out = search(tmp_repo, "NEEDLE")
     assert "plain.txt" in out
     assert "notes.txt" not in out and "MIIEow" not in out and "twin.txt" not in out
+
+
+def test_a_glob_that_matches_nothing_shows_the_matches_everywhere(
+    tmp_repo: Path, engine: str
+) -> None:
+    # Qwen2.5-Coder-1.5B searched for TODO with glob="config.py"; the TODO was in report.py.
+    (tmp_repo / "config.py").write_text("VERSION = 1\n")
+    (tmp_repo / "report.py").write_text("# TODO: group by warehouse\n")
+    out = search(tmp_repo, "TODO", "config.py")
+    assert out.startswith("No matches for 'TODO' in files matching 'config.py'; in all files:")
+    assert "report.py:1: # TODO: group by warehouse" in out
+    assert search(tmp_repo, "NOWHERE", "*.py") == (
+        "No matches for 'NOWHERE' in files matching '*.py'."
+    )
 
 
 TOKEN = "ghp_Zq8Lm2Xv7Tn4Kp1Rw9Ys3Hd6Fj0Gb5Nc8Vx2Qe"

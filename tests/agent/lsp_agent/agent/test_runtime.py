@@ -210,6 +210,21 @@ def test_bare_ids_and_tool_names_are_not_answers(tmp_repo: Path) -> None:
     assert "in plain words" in seen
 
 
+def test_an_answer_with_a_template_slot_is_refused(tmp_repo: Path) -> None:
+    # Qwen2.5-Coder-1.5B answered "The owner named in the file is [owner_name]" without
+    # reading the file that names the owner.
+    result, _, model = run(
+        tmp_repo,
+        [
+            {"final_answer": "The owner named in the file is [owner_name]"},
+            {"final_answer": "The owner is Mira Okonkwo; p1: app.py [rejected]"},
+        ],
+    )
+    assert result.status == "answered" and result.answer.startswith("The owner is Mira")
+    told = " ".join(str(m.content) for m in model.calls[1].messages)
+    assert "holds a placeholder, [owner_name], where a value belongs" in told
+
+
 def test_a_number_that_answers_the_task_is_an_answer(tmp_repo: Path) -> None:
     result, _, model = run(tmp_repo, [{"final_answer": "42"}])
     assert result.status == "answered" and result.answer == "42"

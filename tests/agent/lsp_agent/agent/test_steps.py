@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from lsp_agent.agent.steps import is_error_observation, summarize_observation
+from lsp_agent.agent.observations import is_error_observation, summarize_observation
 
 ERROR = json.dumps({"error": "not_found", "message": "no file x.py", "tool": "read_file"})
 

@@ -56,7 +56,17 @@ def test_yes_applies_and_exits_0(tmp_repo: Path, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "step 3/25 apply_patch applied: p1" in out.stdout
     assert "answered" in out.stdout and "Swapped the operands." in out.stdout
+    assert "lsp-agent: Applied p1 to pkg/calc.py; not checked (no sandbox)." in out.stdout
     assert (tmp_repo / "pkg" / "calc.py").read_text().endswith("return b + a\n")
+
+
+def test_a_claimed_fix_without_a_patch_is_said_plainly(tmp_repo: Path, tmp_path: Path) -> None:
+    claim = [FIX[0], {"final_answer": "I found and fixed the bug."}]
+    out = lsp_agent_run(tmp_repo, claim, "fix add", "--yes", tmp_path=tmp_path)
+    assert out.returncode == 0
+    answer_at = out.stdout.index("I found and fixed the bug.")
+    fact_at = out.stdout.index("lsp-agent: No file was changed: no patch was applied.")
+    assert fact_at > answer_at, out.stdout
 
 
 def test_without_a_terminal_or_yes_nothing_is_written(tmp_repo: Path, tmp_path: Path) -> None:

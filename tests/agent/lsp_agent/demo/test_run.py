@@ -14,7 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_agent.demo.run import TASK, make_sample_repository, sample_tests_pass
+from lsp_agent.demo.run import (
+    TINY_MODEL_TASK,
+    USER_TASK,
+    make_sample_repository,
+    sample_tests_pass,
+    task_for,
+)
 
 FIX = [
     {
@@ -61,7 +67,14 @@ def test_the_sample_repository_has_a_real_defect(tmp_path: Path) -> None:
         (repo / "calc.py").read_text().replace("(len(values) + 1)", "len(values)")
     )
     assert sample_tests_pass(repo)
-    assert "calc.py" in TASK and "propose_patch" in TASK
+    assert "calc.py" in TINY_MODEL_TASK and "propose_patch" in TINY_MODEL_TASK
+
+
+def test_a_real_coding_model_gets_the_task_as_a_user_types_it() -> None:
+    assert task_for("embedded") == TINY_MODEL_TASK
+    for model in ("embedded:qwen2.5-coder-1.5b", "ollama_chat/qwen2.5-coder:7b"):
+        assert task_for(model) == USER_TASK
+    assert "propose_patch" not in USER_TASK and "test_calc.py" in USER_TASK
 
 
 def test_a_fixing_model_goes_through_the_server_and_the_approval(tmp_path: Path) -> None:

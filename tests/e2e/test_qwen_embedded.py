@@ -1,0 +1,47 @@
+"""Qwen2.5-Coder-1.5B in-process (`embedded:qwen2.5-coder-1.5b`, the `qwen` extra that
+tests/check.sh installs and assembles): short levels pass, the KV cache carries each step's
+prompt to the next (a step evaluates its new messages, not the whole prompt), and a call
+step generates the call."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from lsp_agent.benchmarks.compliance.levels import select_levels
+from lsp_agent.benchmarks.compliance.suite import run_level_once
+from lsp_agent.settings import Settings
+from tests.conftest import require_component
+
+MODEL_ID = "embedded:qwen2.5-coder-1.5b"
+
+
+@pytest.fixture(scope="module")
+def qwen() -> Settings:
+    from lsp_agent.models.embedded.loader import describe_embedded
+    from lsp_agent.models.errors import ModelConfigError
+
+    try:
+        describe_embedded(MODEL_ID)
+    except ModelConfigError as exc:
+        require_component("Qwen2.5-Coder-1.5B (the qwen extra)", False, str(exc))
+    return Settings(model_id=MODEL_ID, sandbox_backend="none", phoenix_enabled=False)
+
+
+@pytest.mark.parametrize("key", ["L0", "L2"])
+def test_short_levels_pass_and_each_step_evaluates_only_its_new_messages(
+    qwen: Settings, key: str
+) -> None:
+    (level,) = select_levels((key,))
+    record = run_level_once(level, qwen)
+    assert record.passed, record
+    requests = record.requests
+    assert all(r["finish_reason"] != "length" for r in requests), requests
+    for before, after in itertools.pairwise(requests):
+        grown = after["prompt_tokens"] - before["prompt_tokens"]
+        # the new messages, plus what the previous prompt ended with and this one does not
+        # (its step note, "Only 2 steps left…", about 20 tokens)
+        assert after["prompt_evaluated"] <= 1.2 * grown + 40, requests
+    for request in requests:  # a call step writes the call (and words it dropped, if any)
+        assert request["generated"] <= 120, requests

@@ -1,0 +1,55 @@
+"""The context budget masks old tool results; what stands in for one keeps its gist."""
+
+from __future__ import annotations
+
+import json
+
+from smolagents.memory import ActionStep, ToolCall
+from smolagents.monitoring import Timing
+
+from lsp_agent.agent.context_budget import ContextBudget, mask_line
+from lsp_agent.models.messages import action_messages
+
+
+def step(number: int, tool: str, observation: str) -> ActionStep:
+    return ActionStep(
+        step_number=number,
+        timing=Timing(start_time=0.0),
+        tool_calls=[ToolCall(name=tool, arguments={}, id=f"c{number}")],
+        observations=observation,
+    )
+
+
+PROPOSED = json.dumps(
+    {
+        "patch_id": "p1",
+        "files": ["calc.py"],
+        "check": "applies: yes; check: passed (fixed 1)",
+        "next": 'Apply with apply_patch(patch_id="p1")',
+    }
+)
+
+
+def test_a_masked_patch_result_keeps_its_id_in_words_no_one_passes_on() -> None:
+    line = mask_line(step(1, "propose_patch", PROPOSED))
+    assert "proposed p1 (applies: yes; check: passed (fixed 1))" in line
+    assert line.startswith("(result shortened to save context; it began: ")
+    # The old placeholder was sent back as a patch id by Qwen2.5-Coder-1.5B.
+    assert "hidden to save context: ok" not in line
+
+
+def test_a_masked_error_keeps_its_message() -> None:
+    error = json.dumps({"error": "file_not_found", "message": "No file src/calc.py."})
+    assert "No file src/calc.py." in mask_line(step(1, "read_file", error))
+
+
+def test_the_oldest_results_are_masked_first_and_the_recent_ones_kept() -> None:
+    steps = [step(i, "read_file", f"f{i}.py (lines 1-80 of 80)\n" + "x" * 2000) for i in range(6)]
+    budget = ContextBudget(budget_tokens=3000, keep_recent=3)
+    estimate = budget.enforce(steps, lambda: [m for s in steps for m in action_messages(s)])
+    assert estimate <= 3000
+    assert budget.masked_steps == {0, 1, 2}
+    assert steps[0].observations == (
+        "(result shortened to save context; it began: f0.py (lines 1-80 of 80))"
+    )
+    assert steps[5].observations.startswith("f5.py") and len(steps[5].observations) > 2000

@@ -115,7 +115,10 @@ class ModelMeter:
         body = handler.rfile.read(length) if length else b""
         connection = self._connect()
         try:
-            connection.request(method, f"{self._path}/{route}", body=body, headers=_HEADERS)
+            upstream_body = _with_stream_timings(body) if route == "chat/completions" else body
+            connection.request(
+                method, f"{self._path}/{route}", body=upstream_body, headers=_HEADERS
+            )
             upstream = connection.getresponse()
             handler.send_response(upstream.status)
             kind = upstream.getheader("content-type", "application/json")
@@ -123,9 +126,12 @@ class ModelMeter:
             handler.end_headers()  # HTTP/1.0: the body ends when the connection closes
             chunks = []
             while chunk := upstream.read1(65536):
-                handler.wfile.write(chunk)
-                handler.wfile.flush()
                 chunks.append(chunk)
+                try:
+                    handler.wfile.write(chunk)
+                    handler.wfile.flush()
+                except OSError:  # the client read what it wanted (lsp-agent cuts a stream
+                    break  # after a complete call): the reply so far is the reply
         except (http.client.HTTPException, OSError) as exc:
             if route == "chat/completions":
                 self.record(body, None, HTTPStatus.BAD_GATEWAY)
@@ -155,6 +161,18 @@ class ModelMeter:
 
 
 _HEADERS = {"Content-Type": "application/json"}
+
+
+def _with_stream_timings(body: bytes) -> bytes:
+    """A streamed request asks llama.cpp's server for its figures with every chunk
+    (`timings_per_token`), so a stream the client stops reading is still counted."""
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(request, dict) or not request.get("stream"):
+        return body
+    return json.dumps({**request, "timings_per_token": True}).encode()
 
 
 def _reply(data: bytes, streamed: bool) -> dict[str, Any] | None:

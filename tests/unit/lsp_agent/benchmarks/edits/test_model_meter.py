@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -68,3 +69,38 @@ def test_abort_drops_the_request_under_way_so_the_server_stops_generating(
         assert replies == [502]
         assert meter.take().failed_calls == 1
     upstream.close()
+
+
+def test_a_stream_the_client_stops_reading_is_counted_with_the_servers_figures(
+    tmp_path: Path,
+) -> None:
+    """lsp-agent cuts a stream after a complete call: a reply, not a failed call."""
+    upstream = socket.create_server(("127.0.0.1", 0))
+    asked: list[bytes] = []
+
+    def stream_slowly() -> None:
+        connection, _ = upstream.accept()
+        with connection, contextlib.suppress(OSError):
+            asked.append(connection.recv(65536))
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+            for n in range(1, 50):
+                timings = {"prompt_n": 40, "cache_n": 2, "predicted_n": n}
+                chunk = {"choices": [{"delta": {"content": "x"}}], "timings": timings}
+                connection.sendall(f"data: {json.dumps(chunk)}\n\n".encode())
+                time.sleep(0.1)
+
+    threading.Thread(target=stream_slowly, daemon=True).start()
+    base = f"http://127.0.0.1:{upstream.getsockname()[1]}/v1"
+    with ModelMeter(base, tmp_path) as meter:
+        request = {"messages": [{"role": "user", "content": "hi"}], "stream": True}
+        with httpx.stream("POST", f"{meter.base_url}/chat/completions", json=request) as reply:
+            next(reply.iter_raw())  # the first chunk is enough
+        deadline = time.monotonic() + 20
+        while not meter._usage.calls and time.monotonic() < deadline:
+            time.sleep(0.05)
+        usage = meter.take()
+    upstream.close()
+    assert b'"timings_per_token": true' in asked[0]
+    assert (usage.calls, usage.failed_calls) == (1, 0)
+    assert usage.prompt_tokens == 42 and 1 <= usage.completion_tokens < 49
+    assert usage.exchanges[0]["reply"]["content"].startswith("x")

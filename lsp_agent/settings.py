@@ -40,6 +40,7 @@ from sandbox.config import SandboxConfig, parse_backend, parse_text, parse_timeo
 
 if TYPE_CHECKING:
     from lsp_agent.agent.telemetry import TelemetryConfig
+    from lsp_agent.completion.config import CompletionConfig
     from lsp_agent.models.config import ModelConfig
     from tools.base import ToolLimits
 
@@ -155,6 +156,20 @@ def _url(raw: str) -> str:
     text = _url_or_empty(raw)
     if not text:
         raise _Invalid("an http:// or https:// URL")
+    return text
+
+
+def _completion_model(raw: str) -> str:
+    """Empty (completions off) or a model id one of the completion backends serves."""
+    text = raw.strip()
+    if not text:
+        return ""
+    from lsp_agent.completion.config import MODEL_ID_FORMS, CompletionModelError, backend_kind
+
+    try:
+        backend_kind(text)
+    except CompletionModelError:
+        raise _Invalid(MODEL_ID_FORMS) from None
     return text
 
 
@@ -287,6 +302,37 @@ class Settings:
         "`unified_diff` (propose_patch_unified), `whole_file` (propose_file: the whole new "
         "text of a file up to 200 lines).",
     )
+    completion_model_id: str = _user(
+        "",
+        _completion_model,
+        "Inline completions (ghost text) from this model; empty = off. `embedded[:NAME|:PATH]` "
+        "(in-process, shares the agent's copy), `openai/<name>` (llama.cpp `llama-server`, "
+        "its `/infill`) or `ollama/<name>`.",
+    )
+    completion_api_base: str = _user(
+        "",
+        _url_or_empty,
+        "Server for inline completions; empty = the default (llama-server "
+        "http://127.0.0.1:8080, Ollama http://localhost:11434).",
+    )
+    completion_max_tokens: int = _field(
+        128, _int_in(1, 2048), "Most tokens one inline completion may have."
+    )
+    completion_prompt_ms: int = _field(
+        0,
+        _int_in(0, 600_000),
+        "Time budget for reading a completion's prompt; past it the request answers nothing "
+        "and the next one goes on from there (0 = no limit).",
+    )
+    completion_predict_ms: int = _field(
+        1000,
+        _int_in(0, 600_000),
+        "Time budget for writing a completion: past it, it ends at the next line break "
+        "(0 = no limit).",
+    )
+    completion_debounce_ms: int = _field(
+        100, _int_in(0, 10_000), "Wait this long after a keystroke before asking the model."
+    )
 
     @staticmethod
     def env_key(name: str) -> str:
@@ -330,6 +376,21 @@ class Settings:
             max_output_lines=self.truncation_max_lines,
             max_list_items=self.truncation_max_list_items,
             command_timeout_s=float(self.sandbox_timeout_s),
+        )
+
+    def completion_config(self) -> CompletionConfig:
+        """The inline-completion component's own config object, built from these settings."""
+        from lsp_agent.completion.config import CompletionConfig
+
+        return CompletionConfig(
+            model_id=self.completion_model_id,
+            api_base=self.completion_api_base,
+            max_tokens=self.completion_max_tokens,
+            prompt_ms=self.completion_prompt_ms,
+            predict_ms=self.completion_predict_ms,
+            debounce_ms=self.completion_debounce_ms,
+            agent_model_id=self.model_id,
+            agent_num_ctx=self.model_num_ctx,
         )
 
     def sandbox_config(self) -> SandboxConfig:

@@ -77,6 +77,10 @@ BENCHMARKS: dict[str, BenchEntry] = {
     "bugfix": BenchEntry(
         "lsp_agent.benchmarks.bugfix.bench", "measure", 1, options=True, in_all=False
     ),
+    # Inline completions on a real model (Qwen2.5-Coder by default): minutes, not in `all`.
+    "complete": BenchEntry(
+        "lsp_agent.benchmarks.completion_bench", "measure", 8, options=True, in_all=False
+    ),
     # The whole demo, repeated: minutes on the embedded model, so not part of `all`.
     "demo": BenchEntry(
         "lsp_agent.benchmarks.demo_bench", "measure", 10, options=True, in_all=False

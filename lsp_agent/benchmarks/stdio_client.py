@@ -30,6 +30,7 @@ class StdioClient:
         self.stdin: IO[bytes] = self.proc.stdin
         self.stdout: IO[bytes] = self.proc.stdout
         self.next_id = 0
+        self.answers: dict[int, dict[str, Any]] = {}
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
@@ -49,17 +50,26 @@ class StdioClient:
                 return message
 
     def request(self, method: str, params: Any) -> Any:
+        return self.wait(self.begin(method, params), method)
+
+    def begin(self, method: str, params: Any) -> int:
+        """Send a request without waiting for its answer (`wait` gets it)."""
         self.next_id += 1
-        msg_id = self.next_id
-        self.send({"id": msg_id, "method": method, "params": params})
-        while True:
+        self.send({"id": self.next_id, "method": method, "params": params})
+        return self.next_id
+
+    def wait(self, msg_id: int, method: str = "request") -> Any:
+        """The result of request `msg_id`; answers to other requests are kept for theirs."""
+        while msg_id not in self.answers:
             message = self.read()
-            if message.get("id") == msg_id and "method" not in message:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result")
             if "id" in message and "method" in message:  # a request from the server
                 self.send({"id": message["id"], "result": None})
+            elif "id" in message:
+                self.answers[message["id"]] = message
+        message = self.answers.pop(msg_id)
+        if "error" in message:
+            raise RuntimeError(f"{method}: {message['error']}")
+        return message.get("result")
 
     def notify(self, method: str, params: Any) -> None:
         self.send({"method": method, "params": params})

@@ -215,6 +215,7 @@ def _add_bench(sub: Any) -> None:
         help="bench models: model to run the compliance suite on, repeatable "
         "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
         "bench demo: the model the demo runs (default `embedded`); "
+        "bench complete: the completion model (default `embedded:qwen2.5-coder-1.5b`); "
         "bench edits: the one model every agent uses (default `scripted`: the example "
         "solutions, lsp-agent alone)",
     )

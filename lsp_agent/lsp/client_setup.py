@@ -97,14 +97,20 @@ class ClientSetup:
     approvals: ApprovalOptions = field(default_factory=ApprovalOptions)
     progress: bool = False
     can_prompt: bool = False
+    # The client takes `client/registerCapability` for `textDocument/inlineCompletion`
+    # (completions turned on by a settings change after start-up).
+    inline_completion_registration: bool = False
 
     @classmethod
     def from_initialize(cls, params: types.InitializeParams, encoding: Any) -> ClientSetup:
         capabilities = params.capabilities
         window = capabilities.window if capabilities else None
+        document = capabilities.text_document if capabilities else None
+        inline = document.inline_completion if document else None
         return cls(
             edits=EditOptions.from_capabilities(capabilities, encoding),
             approvals=ApprovalOptions.from_capabilities(capabilities),
             progress=bool(window and window.work_done_progress),
             can_prompt=client_can_prompt(capabilities, params.initialization_options),
+            inline_completion_registration=bool(inline and inline.dynamic_registration),
         )

@@ -1,17 +1,20 @@
 """The language server: thin handlers that take the server first and delegate to modules.
 
 Features: `textDocument/codeAction` (`lsp_agent.lsp.code_actions`), the `lspAgent.*` commands
-(`lsp_agent.lsp.commands`, run by `lsp_agent.lsp.job_host`), progress cancel, and document sync
-into `lsp_agent.lsp.buffers`. Malformed requests are answered by `lsp_agent.lsp.protocol`.
+(`lsp_agent.lsp.commands`, run by `lsp_agent.lsp.job_host`), progress cancel, document sync
+into `lsp_agent.lsp.buffers`, and `textDocument/inlineCompletion` while completions are
+configured (`lsp_agent.lsp.inline_completion`). Malformed requests are answered by
+`lsp_agent.lsp.protocol`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +32,12 @@ from lsp_agent.lsp.client_setup import JOB_CLIENT, ClientSetup
 from lsp_agent.lsp.code_actions import AGENT_KIND, code_actions
 from lsp_agent.lsp.commands import CommandError
 from lsp_agent.lsp.documents import StrippedLines, use_line_documents
+from lsp_agent.lsp.inline_completion import (
+    CompletionHost,
+    first_changed_line,
+    registration,
+    unregistration,
+)
 from lsp_agent.lsp.jobs import JobRefused
 from lsp_agent.lsp.project_prepare import PrepareFlow
 from lsp_agent.lsp.protocol import AgentProtocol
@@ -64,6 +73,9 @@ class LspAgentServer(LanguageServer):
         self._prepare: PrepareFlow | None = None
         self._last_error_shown = 0.0
         self.warm_up_state = "not started"
+        self.completions = CompletionHost(notify=self.show_warning)
+        self.completion_registered = ""  # "static" (at initialize), "dynamic" or ""
+        self.background_tasks: set[asyncio.Future[None]] = set()
         commands.register_argument_types(self.protocol._converter)
 
     @property
@@ -95,6 +107,11 @@ class LspAgentServer(LanguageServer):
 
         return prepare_project(prepared, image_tag(self.settings.sandbox_config()))
 
+    def show_warning(self, message: str) -> None:
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}")
+        )
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log every error; show a handler bug to the user at most once a minute."""
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
@@ -121,6 +138,7 @@ class LspAgentServer(LanguageServer):
         self.settings, self.notices = prepared.settings, prepared.notices
         if self._host is not None:
             self._host.settings = self.settings
+        self.completions.configure(self.settings.completion_config(), self.workspace_root)
 
     def report_notices(self) -> None:
         """Tell the editor the preflight's notices: a bad value each time the settings are
@@ -174,6 +192,9 @@ def on_initialize(ls: LspAgentServer, params: types.InitializeParams) -> None:
     encoding = ls.workspace.position_encoding
     ls.setup = ClientSetup.from_initialize(params, encoding)
     ls.buffers.set_root(ls.workspace_root)
+    if ls.completions.enabled:
+        _add_inline_completion(ls)
+        ls.completion_registered = "static"
     log.info(
         "initialize: root=%s model=%s encoding=%s",
         ls.workspace_root,
@@ -184,6 +205,7 @@ def on_initialize(ls: LspAgentServer, params: types.InitializeParams) -> None:
 
 def on_initialized(ls: LspAgentServer, params: types.InitializedParams) -> None:
     ls.report_notices()
+    _warm_up_completions(ls)
     if ls.runner is None:  # the real runtime; an injected one (tests) needs no warm-up
         ls.warm_up_state = "running"
         threading.Thread(
@@ -219,11 +241,59 @@ def on_did_change_configuration(
         ls.editor_overrides = {**ls.editor_overrides, **editor_overrides(params.settings)}
     ls.reload_settings()
     ls.report_notices()
+    _register_completions(ls)
 
 
 def on_shutdown(ls: LspAgentServer, params: Any) -> None:
     if ls._host is not None:
         ls._host.shutdown()
+    _in_background(ls, ls.completions.close())
+
+
+# ---- inline completions ----------------------------------------------------------------------
+async def on_inline_completion(
+    ls: LspAgentServer, params: types.InlineCompletionParams
+) -> types.InlineCompletionList:
+    return await ls.completions.answer(ls.workspace, params)
+
+
+def _add_inline_completion(ls: LspAgentServer) -> None:
+    """Register the handler with pygls (once; pygls advertises it if done before `initialize`
+    is answered)."""
+    if types.TEXT_DOCUMENT_INLINE_COMPLETION not in ls.protocol.fm.features:
+        ls.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())(
+            on_inline_completion
+        )
+
+
+def _in_background(ls: LspAgentServer, work: Coroutine[Any, Any, None]) -> None:
+    task = asyncio.ensure_future(work)
+    ls.background_tasks.add(task)
+    task.add_done_callback(ls.background_tasks.discard)
+
+
+def _warm_up_completions(ls: LspAgentServer) -> None:
+    if ls.completions.enabled:
+        _in_background(ls, ls.completions.warm_up())
+
+
+def _register_completions(ls: LspAgentServer) -> None:
+    """Completions turned on or off by the editor's settings after `initialize`."""
+    if ls.completions.enabled and not ls.completion_registered:
+        params = registration(ls.setup.inline_completion_registration)
+        if params is None:
+            ls.show_warning(
+                "inline completions were configured after start-up and this editor cannot "
+                "add them now: restart the lsp-agent server to use them"
+            )
+            return
+        _add_inline_completion(ls)
+        ls.completion_registered = "dynamic"
+        ls.client_register_capability(params)
+        _warm_up_completions(ls)
+    elif not ls.completions.enabled and ls.completion_registered == "dynamic":
+        ls.completion_registered = ""
+        ls.client_unregister_capability(unregistration())
 
 
 # ---- documents -------------------------------------------------------------------------------
@@ -236,14 +306,17 @@ def _sync(ls: LspAgentServer, uri: str) -> None:
 
 def on_did_open(ls: LspAgentServer, params: types.DidOpenTextDocumentParams) -> None:
     _sync(ls, params.text_document.uri)
+    ls.completions.touch(params.text_document.uri, 0)
 
 
 def on_did_change(ls: LspAgentServer, params: types.DidChangeTextDocumentParams) -> None:
     _sync(ls, params.text_document.uri)
+    ls.completions.touch(params.text_document.uri, first_changed_line(params.content_changes))
 
 
 def on_did_close(ls: LspAgentServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.buffers.remove(params.text_document.uri)
+    ls.completions.forget(params.text_document.uri)
 
 
 # ---- code actions ----------------------------------------------------------------------------
@@ -282,7 +355,13 @@ def cmd_reject(ls: LspAgentServer, answer: commands.RejectAnswer) -> Any:
 
 def cmd_status(ls: LspAgentServer, *ignored: object) -> Any:
     """`lspAgent.status` takes no argument; clients that send one are not refused."""
-    return _command(lambda: {**ls.host.status(), "warmUp": ls.warm_up_state})
+    return _command(
+        lambda: {
+            **ls.host.status(),
+            "warmUp": ls.warm_up_state,
+            "completions": ls.completions.status(),
+        }
+    )
 
 
 def cmd_prepare(ls: LspAgentServer, *ignored: object) -> Any:

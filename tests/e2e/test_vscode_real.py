@@ -33,6 +33,7 @@ import pytest
 
 from tests.conftest import free_port, require_component
 from tests.e2e.editor_scripts import CANCEL_SCRIPT, ORIGINAL, PATCH_SCRIPT, PATCHED
+from tests.fim_stub import FimStub, fim_stub
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION = ROOT / "editors" / "vscode"
@@ -128,7 +129,12 @@ def _build_vsix(out: Path) -> Path:
     return vsix
 
 
-def _write_profile(base: Path) -> dict[str, Path]:
+def completion_reply(body: dict[str, Any]) -> str:
+    """The scripted completion model: the rest of the comment the inline scenario types."""
+    return "ked by lsp-agent" if str(body.get("prompt", "")).endswith("# chec") else ""
+
+
+def _write_profile(base: Path, completion_url: str) -> dict[str, Path]:
     paths = {
         "workspace": base / "ws",
         "data": base / "data",
@@ -162,6 +168,9 @@ def _write_profile(base: Path) -> dict[str, Path]:
         "lspAgent.model.id": f"scripted:{paths['scripts'] / 'patch.json'}",
         "lspAgent.phoenix.enabled": False,
         "lspAgent.sandbox.backend": "none",
+        "lspAgent.completion.modelId": "openai/scripted",
+        "lspAgent.completion.apiBase": completion_url,
+        "lspAgent.completion.debounceMs": 0,
     }
     (paths["data"] / "User").mkdir()
     (paths["data"] / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
@@ -201,7 +210,9 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     base = tmp_path_factory.mktemp("vscode_real")
     out = base / "out"
     out.mkdir()
-    paths = _write_profile(base)
+    completions = contextlib.ExitStack()
+    stub = completions.enter_context(fim_stub(FimStub(completion_reply)))
+    paths = _write_profile(base, stub.url)
     vsix = _build_vsix(base)
     entry = code_server / "out" / "node" / "entry.js"
     port = free_port()
@@ -247,6 +258,7 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         results = json.loads(results_path.read_text()) if results_path.exists() else {}
     finally:
         _stop_group(proc)
+        completions.close()
     yield Session(
         results=results,
         out=out,
@@ -282,6 +294,16 @@ def test_activation_starts_the_server_and_the_status_bar_says_idle(vscode: Sessi
     data = vscode.scenario("activation")
     assert "idle" in data["status"]
     assert "initialize: root=" in vscode.extension_log()
+
+
+def test_ghost_text_is_accepted_with_tab_and_the_status_bar_toggles_completions(
+    vscode: Session,
+) -> None:
+    data = vscode.scenario("inline_completion")
+    assert "ked by lsp-agent" in data["ghost"]
+    assert data["disk_after"] == PATCHED
+    assert data["toggle"] == ["on", "off", "on"]
+    assert data["setting_off"] is False
 
 
 def test_lightbulb_action_runs_the_agent_and_accept_applies_in_one_click(

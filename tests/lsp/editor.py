@@ -58,6 +58,7 @@ class EditorClient(LanguageClient):
         self.message_requests: list[types.ShowMessageRequestParams] = []
         self.edits: list[types.ApplyWorkspaceEditParams] = []
         self.apply_mode = "apply"  # or "decline", "fail", "type-first"
+        self.registrations: list[types.RegistrationParams] = []
 
     # ---- documents ----------------------------------------------------------------------
     def uri(self, rel: str) -> str:
@@ -228,6 +229,10 @@ def make_editor_client() -> EditorClient:
             uri = next(iter(ls.documents))
             ls.type_text(uri, types.Range(types.Position(0, 0), types.Position(0, 0)), "# typed\n")
         return _apply(ls, params)
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(ls: EditorClient, params: types.RegistrationParams) -> None:
+        ls.registrations.append(params)
 
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
     async def show_message_request(

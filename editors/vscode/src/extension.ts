@@ -35,6 +35,7 @@ import {
   STATUS_COMMAND,
   summariseStatus,
 } from './jobs';
+import { completionView } from './completions';
 import { createMiddleware } from './middleware';
 import { DiffPatchReview } from './patchReview';
 import { phoenixLink } from './phoenix';
@@ -69,6 +70,7 @@ interface StartAttempt {
 export class AgentController implements vscode.Disposable {
   private readonly output: vscode.LogOutputChannel;
   private readonly statusItem: vscode.StatusBarItem;
+  private readonly completionItem: vscode.StatusBarItem;
   private readonly model = new StatusModel();
   private readonly restartPolicy = new RestartPolicy();
   private readonly review = new DiffPatchReview();
@@ -86,12 +88,17 @@ export class AgentController implements vscode.Disposable {
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('LSP Agent', { log: true });
+    this.completionItem = vscode.window.createStatusBarItem('lspAgent.completions', vscode.StatusBarAlignment.Right, 100);
+    this.completionItem.name = 'LSP Agent: inline completions';
+    this.completionItem.command = 'lspAgent.toggleCompletions';
     this.statusItem = vscode.window.createStatusBarItem('lspAgent.status', vscode.StatusBarAlignment.Left, 0);
     this.statusItem.name = 'LSP Agent';
     this.statusItem.command = 'lspAgent.showMenu';
     this.disposables.push(
       this.output,
       this.statusItem,
+      this.completionItem,
+      vscode.commands.registerCommand('lspAgent.toggleCompletions', () => this.toggleCompletions()),
       this.review,
       vscode.commands.registerCommand('lspAgent.runTask', () => this.runTask()),
       vscode.commands.registerCommand('lspAgent.cancelTask', () => this.cancel()),
@@ -129,6 +136,29 @@ export class AgentController implements vscode.Disposable {
   private setServerState(state: ServerState): void {
     this.model.setServer(state);
     this.render();
+  }
+
+  /** The status bar toggle of inline completions (see completions.ts). */
+  private renderCompletions(): void {
+    const config = this.config();
+    const offered = this.client?.isRunning() === true && this.client.initializeResult?.capabilities.inlineCompletionProvider !== undefined;
+    const view = completionView({
+      enabled: config.get<boolean>('completion.enabled') ?? true,
+      offered,
+      modelId: config.inspect<string>('completion.modelId')?.globalValue ?? '',
+    });
+    this.completionItem.text = view.text;
+    this.completionItem.tooltip = view.tooltip;
+    if (view.visible && this.model.serverState === 'running') this.completionItem.show();
+    else this.completionItem.hide();
+  }
+
+  private async toggleCompletions(): Promise<void> {
+    const config = this.config();
+    const enabled = config.get<boolean>('completion.enabled') ?? true;
+    await config.update('completion.enabled', !enabled, vscode.ConfigurationTarget.Global);
+    vscode.window.setStatusBarMessage(`LSP Agent: inline completions ${enabled ? 'off' : 'on'}`, 3000);
+    this.renderCompletions();
   }
 
   async start(): Promise<void> {
@@ -202,6 +232,8 @@ export class AgentController implements vscode.Disposable {
         review: this.review,
         serverPayload: (scopeUri) =>
           serverPayload(vscode.workspace.getConfiguration(SECTION, scopeUri ? vscode.Uri.parse(scopeUri) : undefined)),
+        completionsEnabled: () => this.config().get<boolean>('completion.enabled') ?? true,
+        emptyRangeAt: (position) => new vscode.Range(position as vscode.Position, position as vscode.Position),
       }),
       errorHandler: {
         error: (_error, _message, count) => ({
@@ -363,6 +395,7 @@ export class AgentController implements vscode.Disposable {
   }
 
   private onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
+    if (event.affectsConfiguration(`${SECTION}.completion`)) this.renderCompletions();
     if (affectsServerLaunch(event)) {
       void this.restart('settings');
       return;
@@ -537,6 +570,7 @@ export class AgentController implements vscode.Disposable {
       ...(running ? [{ label: '$(debug-stop) Cancel', command: 'lspAgent.cancelTask' }] : []),
       { label: '$(info) Show status', command: 'lspAgent.showStatus' },
       { label: '$(link-external) Open trace in Phoenix', command: 'lspAgent.openPhoenix' },
+      { label: '$(sparkle) Turn inline completions on/off', command: 'lspAgent.toggleCompletions' },
       { label: '$(debug-restart) Restart server', command: 'lspAgent.restartServer' },
       { label: '$(output) Show log', command: 'lspAgent.showLog' },
       { label: '$(gear) Settings', command: 'lspAgent.openSettings' },
@@ -548,6 +582,7 @@ export class AgentController implements vscode.Disposable {
   }
 
   private render(): void {
+    this.renderCompletions();
     const view = this.model.view();
     this.statusItem.text = view.text;
     this.statusItem.tooltip = view.tooltip;

@@ -13,12 +13,16 @@
  *  - `workspace/configuration` for section `lspAgent` -> the flat map of server keys.
  *  - `workspace/executeCommand lspAgent.run` (from a code action in the lightbulb) -> asks for the
  *    task when the action carries none (`Agent: ask…`), and remembers the returned job id.
+ *  - `textDocument/inlineCompletion` -> asked only while completions are on (the status bar
+ *    toggle); items without a range are anchored at the cursor (`completions.ts`).
  *
  * Type-only imports: this module loads (and is tested) without VS Code.
  */
+import type { Range } from 'vscode';
 import type { Middleware } from 'vscode-languageclient';
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, ResponseError } from 'vscode-languageclient';
 import { needsConfirmation, withoutConfirmation } from './annotatedEdit';
+import { anchoredAtCursor } from './completions';
 import { configurationAnswer, type ServerPayload } from './configuration';
 import { type JobId, jobIdOf, RUN_COMMAND, runArgsNeedingTask } from './jobs';
 import type { WorkDoneValue } from './statusModel';
@@ -47,6 +51,10 @@ export interface MiddlewareHooks {
   serverPayload(scopeUri?: string): ServerPayload;
   /** Without it, patches go straight to VS Code's Refactor Preview. */
   review?: PatchReview;
+  /** Inline completions are on (`lspAgent.completion.enabled`); default: on. */
+  completionsEnabled?(): boolean;
+  /** An empty range at `position` (a `vscode.Range`), where an item without a range goes. */
+  emptyRangeAt?(position: unknown): unknown;
 }
 
 type ApplyResult = ApplyWorkspaceEditResult | ResponseError<void>;
@@ -98,6 +106,12 @@ export function createMiddleware(hooks: MiddlewareHooks): Middleware {
       const jobId = jobIdOf(result);
       if (jobId !== undefined) hooks.onJobStarted(jobId);
       return result;
+    },
+    async provideInlineCompletionItems(document, position, context, token, next) {
+      if (hooks.completionsEnabled && !hooks.completionsEnabled()) return null;
+      const result = await next(document, position, context, token);
+      if (!hooks.emptyRangeAt) return result;
+      return anchoredAtCursor(result, hooks.emptyRangeAt(position) as Range);
     },
     workspace: {
       async handleApplyEdit(params, next) {

@@ -250,6 +250,64 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     markdownDescription: 'Phoenix project the traces go to.',
   },
   {
+    key: 'completion.modelId',
+    userScope: true,
+    serverKey: 'COMPLETION_MODEL_ID',
+    type: 'string',
+    default: '',
+    markdownDescription:
+      'Inline completions (ghost text) from this model; empty = off. `embedded:qwen2.5-coder-1.5b` or `embedded:/path/model.gguf` (in-process, one copy shared with the agent), `openai/<name>` (llama.cpp `llama-server`, its `/infill`) or `ollama/<name>`.',
+  },
+  {
+    key: 'completion.apiBase',
+    userScope: true,
+    serverKey: 'COMPLETION_API_BASE',
+    type: 'string',
+    default: '',
+    pattern: URL_OR_EMPTY,
+    patternErrorMessage: 'An http:// or https:// URL, or empty.',
+    markdownDescription:
+      'Server for inline completions; empty = the default (llama-server `http://127.0.0.1:8080`, Ollama `http://localhost:11434`).',
+  },
+  {
+    key: 'completion.maxTokens',
+    serverKey: 'COMPLETION_MAX_TOKENS',
+    type: 'integer',
+    default: 128,
+    minimum: 1,
+    maximum: 2048,
+    markdownDescription: 'Most tokens one inline completion may have.',
+  },
+  {
+    key: 'completion.promptMs',
+    serverKey: 'COMPLETION_PROMPT_MS',
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    maximum: 600000,
+    markdownDescription:
+      "Time budget for reading a completion's prompt; past it the request answers nothing and the next one goes on from there (0 = no limit).",
+  },
+  {
+    key: 'completion.predictMs',
+    serverKey: 'COMPLETION_PREDICT_MS',
+    type: 'integer',
+    default: 1000,
+    minimum: 0,
+    maximum: 600000,
+    markdownDescription:
+      'Time budget for writing a completion: past it, it ends at the next line break (0 = no limit).',
+  },
+  {
+    key: 'completion.debounceMs',
+    serverKey: 'COMPLETION_DEBOUNCE_MS',
+    type: 'integer',
+    default: 100,
+    minimum: 0,
+    maximum: 10000,
+    markdownDescription: 'Wait this long after a keystroke before asking the model.',
+  },
+  {
     key: 'server.logLevel',
     serverKey: 'LOG_LEVEL',
     type: 'string',
@@ -260,6 +318,14 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
 ];
 
 export const CLIENT_SETTINGS: readonly ClientSetting[] = [
+  {
+    key: 'completion.enabled',
+    type: 'boolean',
+    default: true,
+    scope: 'window',
+    markdownDescription:
+      'Show inline completions (ghost text, Tab accepts) when **Completion: Model Id** is set. The status bar item **$(sparkle)** turns them on and off.',
+  },
   {
     key: 'server.command',
     type: 'array',

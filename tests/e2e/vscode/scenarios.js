@@ -292,11 +292,75 @@ const bytesEqual = () => fs.readFileSync(spec.file).equals(Buffer.from(spec.orig
 
 // ---- scenarios ----------------------------------------------------------------------------------
 
+const COMPLETIONS = '[id="lsp-agent.lsp-agent.lspAgent.completions"]';
+
+/**
+ * The inline suggestion VS Code shows: the innermost element of the editor's view lines whose
+ * text has `needle` (ghost text is drawn as decorated text in the line), as "class: text".
+ */
+function ghostText(needle) {
+  const lines = document.querySelector('.editor-instance .view-lines');
+  if (!lines) return '';
+  const text = (el) => el.textContent.replace(/\u00a0/g, ' '); // the editor draws spaces as NBSP
+  let found = null;
+  for (const el of lines.querySelectorAll('span')) {
+    if (text(el).includes(needle) && (!found || found.contains(el))) found = el;
+  }
+  return found ? `${found.className}: ${text(found)}` : '';
+}
+
 const scenarios = {
   async activation(page) {
     const status = await waitStatus(page, 'idle', /idle/, 120000);
     await openCalc(page);
     return { status };
+  },
+
+  async inline_completion(page) {
+    // Type at the end of the return line; the server's completion shows as ghost text; Tab.
+    await page.click('.editor-instance .view-lines');
+    await press(page, 'Control+KeyG');
+    await page.keyboard.type('2');
+    await press(page, 'Enter');
+    await press(page, 'End');
+    await page.keyboard.type('  # chec', { delay: 40 });
+    let ghost;
+    try {
+      ghost = await waitFor(page, 'the ghost text', (src) => {
+        const text = new Function(`return (${src})`)()('ked by lsp-agent');
+        return text || false;
+      }, 30000, ghostText.toString());
+    } catch (error) {
+      const html = await page.evaluate(() => {
+        const line = [...document.querySelectorAll('.editor-instance .view-line')].find((l) => l.textContent.includes('return'));
+        return line ? line.outerHTML : document.querySelector('.editor-instance .view-lines')?.outerHTML.slice(0, 3000);
+      });
+      throw new Error(`${error.message}; the line: ${html}`);
+    }
+    await shot(page, 'ghost-text.png');
+    await press(page, 'Tab');
+    await waitEditorText(page, 'the accepted completion', '# checked by lsp-agent');
+    await saveAll(page);
+    await waitDisk(spec.patched);
+    // The status bar toggle turns completions off (the user setting) and on again.
+    const toggle = (sel) => {
+      const el = document.querySelector(sel);
+      if (!el) return '';
+      return el.querySelector('.codicon-circle-slash') ? 'off' : el.querySelector('.codicon-sparkle') ? 'on' : '?';
+    };
+    const before = await page.evaluate(toggle, COMPLETIONS);
+    await page.click(COMPLETIONS);
+    const off = await waitFor(page, 'the toggle to show off', (sel, src) => {
+      const state = new Function(`return (${src})`)()(sel);
+      return state === 'off' ? state : false;
+    }, 10000, COMPLETIONS, toggle.toString());
+    const settingOff = JSON.parse(fs.readFileSync(spec.settingsFile, 'utf8'))['lspAgent.completion.enabled'];
+    await page.click(COMPLETIONS);
+    const on = await waitFor(page, 'the toggle to show on', (sel, src) => {
+      const state = new Function(`return (${src})`)()(sel);
+      return state === 'on' ? state : false;
+    }, 10000, COMPLETIONS, toggle.toString());
+    return { ghost, disk_after: fs.readFileSync(spec.file, 'utf8'), toggle: [before, off, on], setting_off: settingOff };
   },
 
   async lightbulb_accept(page) {

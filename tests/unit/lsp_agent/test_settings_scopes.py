@@ -65,6 +65,7 @@ def test_the_security_keys_are_those_that_decide_where_code_runs_and_data_goes()
         expected |= key.startswith(("PHOENIX_", "SANDBOX_"))
         expected |= key in {"CHECK_COMMAND", "POLICY_FILE", "MCP_CONFIG", "AGENT_TYPE"}
         expected |= key in {"AGENT_MEMORY", "AGENT_SUBAGENTS"}
+        expected |= key in {"COMPLETION_MODEL_ID", "COMPLETION_API_BASE"}
         assert (key in keys) is expected, key
 
 

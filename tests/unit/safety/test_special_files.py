@@ -53,8 +53,8 @@ def test_read_regular_refuses_a_pipe_and_reads_a_file(repo: Path) -> None:
 
 def test_the_sandboxs_readers_pass_pipes_by(repo: Path) -> None:
     from sandbox.checks.baseline import TreeDigest
-    from sandbox.checks.command import node_test_script
     from sandbox.docker.repo_secrets import scan
+    from sandbox.project import node_test_script
     from sandbox.project_envs.node_deps import read_json
 
     found = within(10, lambda: scan(repo))

@@ -1,6 +1,7 @@
 -- lsp-agent for Neovim 0.7+: starts `lsp-agent serve`, runs tasks, answers approvals.
 local state = require("lsp_agent.state")
 local handlers = require("lsp_agent.handlers")
+local completion = require("lsp_agent.completion")
 
 local M = {}
 
@@ -17,6 +18,10 @@ M.defaults = {
   -- and sends edits with `needsConfirmation`; Neovim 0.12 confirms those with its own prompt.
   annotated_edits = false,
   approval_timeout_ms = 600000,
+  -- Inline completions (ghost text) when the server has a completion model (settings
+  -- COMPLETION_MODEL_ID): Neovim 0.12's vim.lsp.inline_completion, or the plugin's own ghost
+  -- text on 0.7-0.11. `accept` is the Insert-mode key that accepts ("" for none).
+  completion = { enable = true, accept = "<Tab>", debounce_ms = 150 },
 }
 
 M.config = vim.deepcopy(M.defaults)
@@ -109,6 +114,9 @@ local function base_config(root)
     init_options = M.config.settings,
     capabilities = capabilities(),
     handlers = client_handlers(),
+    on_attach = function(client, bufnr)
+      completion.attach(client, bufnr)
+    end,
   }
 end
 
@@ -290,6 +298,14 @@ function M.show_status()
   end)
 end
 
+--- Accept the inline completion shown in `bufnr` (what the `completion.accept` key does).
+function M.accept_completion(bufnr)
+  if vim.lsp.inline_completion then
+    return vim.lsp.inline_completion.get({ bufnr = bufnr })
+  end
+  return completion.accept(bufnr)
+end
+
 --- Statusline-friendly: "lsp-agent: idle", "lsp-agent: <progress> (n%)", "... waiting for approval".
 function M.status()
   return state.status()
@@ -355,6 +371,7 @@ function M.setup(opts)
   handlers.opts.save_after_apply = M.config.save_after_apply
   handlers.opts.notify_progress = M.config.notify_progress
   handlers.opts.approval_timeout_ms = M.config.approval_timeout_ms
+  completion.opts = vim.tbl_extend("force", completion.opts, M.config.completion or {})
   vim.lsp.commands["lspAgent.run"] = run_command
   user_commands()
   start()

@@ -17,6 +17,7 @@ one call, never a call and a thousand tokens of what it imagines next.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from smolagents.models import ChatMessage, LiteLLMModel, LiteLLMRouterModel
@@ -26,6 +27,8 @@ from lsp_agent.models.capabilities import LADDER_STEPS, EndpointCapabilities
 from lsp_agent.models.messages import to_provider_messages
 from lsp_agent.models.streamed_reply import read_stream, trim_loop
 from lsp_agent.models.tool_schemas import compact_tool_schemas
+
+log = logging.getLogger(__name__)
 
 
 def _fillable(messages: list[ChatMessage | dict[str, Any]]) -> list[ChatMessage | dict[str, Any]]:
@@ -60,7 +63,12 @@ class NativeReplayMixin:
             self.last_request = None
             try:
                 if options.get("tools_to_call_from"):
-                    return self._streamed(messages, **options)
+                    streamed = self._streamed(messages, **options)
+                    if streamed.content or streamed.tool_calls:
+                        return streamed
+                    # Nothing came: some servers (llama-cpp-python's) answer 200 and then fail
+                    # inside the stream, so their error is only seen without streaming.
+                    log.info("an empty streamed reply; asking once more without streaming")
                 reply: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
                 return reply
             except Exception as exc:

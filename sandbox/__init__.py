@@ -5,8 +5,13 @@
         result = box.check_patch(diff)          # PatchCheck
         run = box.run(["python", "-m", "pytest", "-q"])   # RunResult
 
-Never imports pygls, lsprotocol, smolagents or litellm. `open_sandbox` and `docker_problem`
-load the backends on first use, so `import sandbox.config` (the settings do) stays cheap.
+`run_offline(image, argv, binds, …)` runs one command to its end in a throwaway container with
+the same confinement (no network, no capabilities, never root): `sandbox prepare` installs in
+one, and `bench edits` runs its peer agents in one.
+
+Never imports pygls, lsprotocol, smolagents or litellm. The backends (`open_sandbox`,
+`docker_problem`, `image_tag`, `run_offline`, …) load on first use, so `import sandbox.config`
+(the settings do) stays cheap.
 """
 
 from __future__ import annotations
@@ -18,9 +23,18 @@ from sandbox.config import SandboxConfig
 from sandbox.protocol import PatchCheck, RunResult, Sandbox
 
 if TYPE_CHECKING:
+    from sandbox.docker import image_tag
     from sandbox.factory import docker_problem, open_sandbox
+    from sandbox.project_envs import PrepareError, hand_over, run_offline
 
-_LAZY = {"docker_problem": "sandbox.factory", "open_sandbox": "sandbox.factory"}
+_LAZY = {
+    "docker_problem": "sandbox.factory",
+    "open_sandbox": "sandbox.factory",
+    "image_tag": "sandbox.docker",
+    "PrepareError": "sandbox.project_envs",
+    "hand_over": "sandbox.project_envs",
+    "run_offline": "sandbox.project_envs",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -31,9 +45,13 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "PatchCheck",
+    "PrepareError",
     "RunResult",
     "Sandbox",
     "SandboxConfig",
     "docker_problem",
+    "hand_over",
+    "image_tag",
     "open_sandbox",
+    "run_offline",
 ]

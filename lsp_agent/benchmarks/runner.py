@@ -1,8 +1,9 @@
 """`lsp-agent bench NAME`: run one benchmark (or `all`), print figures, optionally write JSON.
 
 Most benchmarks are a function `measure(runs)` returning a flat mapping of figure name to
-number, printed one per line. A benchmark registered with `options=True` (today: `models`)
-is called as `measure(runs, BenchOptions)` and printed by its module's `print_report`.
+number, printed one per line. A benchmark registered with `options=True` (`models`, `edits`, …)
+is called as `measure(runs, BenchOptions)` and printed by its module's `print_report`; one
+registered with `writes_output=True` (`edits`) writes `--output` itself, as it goes.
 They are registered by name here and imported only when run.
 """
 
@@ -26,6 +27,7 @@ class BenchEntry:
     runs: int  # default repetitions
     options: bool = False  # called with BenchOptions; printed by the module's print_report
     in_all: bool = True  # part of `bench all`
+    writes_output: bool = False  # writes `--output` itself (as it goes), not nested by name
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,15 @@ class BenchOptions:
     planning_interval: int = 0  # bench models: AGENT_PLANNING_INTERVAL for every run
     subagents: tuple[str, ...] = ()  # bench models: AGENT_SUBAGENTS for every run
     show_prompts: bool = False  # bench prompt: print each mode's fixed prompt text too
+    # bench edits: which exercises, which peers beside lsp-agent, limits, the resumable output
+    sample: int | None = None
+    exercises: tuple[str, ...] = ()
+    peers: tuple[str, ...] = ()
+    peers_only: bool = False
+    max_steps: int | None = None
+    timeout_s: float | None = None
+    llama_server: Path | None = None
+    output: Path | None = None
 
 
 class BenchError(RuntimeError):
@@ -73,6 +84,10 @@ BENCHMARKS: dict[str, BenchEntry] = {
     # The whole demo, repeated: minutes on the embedded model, so not part of `all`.
     "demo": BenchEntry(
         "lsp_agent.benchmarks.demo_bench", "measure", 10, options=True, in_all=False
+    ),
+    # Exercism exercises beside aider and mini-swe-agent: minutes per exercise and agent.
+    "edits": BenchEntry(
+        "lsp_agent.benchmarks.edits", "measure", 1, options=True, in_all=False, writes_output=True
     ),
 }
 
@@ -130,12 +145,13 @@ def run_bench(
             print(f"bench {bench_name}: {exc}", file=sys.stderr)
             status = max(status, exc.exit_status)
             continue
-        results[bench_name] = figures
+        if not entry.writes_output:
+            results[bench_name] = figures
         if printer is not None:
             printer(figures)
         else:
             print_figures(bench_name, figures)
-    if output is not None:
+    if output is not None and not all(BENCHMARKS[n].writes_output for n in names):
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(results, indent=2), encoding="utf-8")
     return status

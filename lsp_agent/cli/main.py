@@ -91,10 +91,64 @@ def _bench(args: argparse.Namespace) -> int:
         serve_llama_server=args.serve_llama_server or "",
         agent_type=args.agent_type,
         planning_interval=args.planning_interval,
-        subagents=tuple(part.strip() for part in (args.subagents or "").split(",") if part.strip()),
+        subagents=_words(args.subagents),
         show_prompts=args.show_prompts,
+        sample=args.sample,
+        exercises=_words(args.exercises),
+        peers=_words(args.peers),
+        peers_only=args.peers_only,
+        max_steps=args.max_steps,
+        timeout_s=args.timeout,
+        llama_server=args.llama_server,
+        output=args.output,
     )
     return run_bench(args.name, runs=args.runs, output=args.output, options=options)
+
+
+def _words(text: str | None) -> tuple[str, ...]:
+    """`a,b , c` -> ("a", "b", "c")."""
+    return tuple(part.strip() for part in (text or "").split(",") if part.strip())
+
+
+def _add_bench_edits_options(bench: Any) -> None:
+    """`bench edits`: which exercises, which peers, and their limits."""
+    bench.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="bench edits: the first N exercises of one fixed shuffle of the 133 (default 3)",
+    )
+    bench.add_argument(
+        "--exercises", metavar="a,b,c", help="bench edits: these exercises (e.g. leap,two-fer)"
+    )
+    bench.add_argument(
+        "--peers",
+        metavar="aider,mini-swe-agent",
+        help="bench edits: also run these agents on the same exercises and model "
+        "(each from its own environment, made on first use, in a throwaway container)",
+    )
+    bench.add_argument(
+        "--peers-only", action="store_true", help="bench edits: run the peers, not lsp-agent"
+    )
+    bench.add_argument(
+        "--max-steps",
+        type=int,
+        metavar="N",
+        help="bench edits: step limit of lsp-agent and mini-swe-agent (default AGENT_MAX_STEPS)",
+    )
+    bench.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="bench edits: seconds one agent may spend on one exercise (default 1800)",
+    )
+    bench.add_argument(
+        "--llama-server",
+        type=Path,
+        metavar="PATH",
+        help="bench edits: llama.cpp's llama-server, to serve an embedded:… model to every agent "
+        "when peers run (default $LLAMA_SERVER or llama-server on PATH)",
+    )
 
 
 def _add_bench_agent_options(bench: Any) -> None:
@@ -139,6 +193,52 @@ def _add_bench_agent_options(bench: Any) -> None:
         help="bench prompt: also print the fixed prompt of each agent mode (tool calling, "
         "code, planning, explorer)",
     )
+
+
+def _add_bench(sub: Any) -> None:
+    bench = sub.add_parser("bench", help="measure speed, size and success; prints figures")
+    from lsp_agent.benchmarks.runner import BENCHMARKS
+
+    in_all = [name for name, entry in BENCHMARKS.items() if entry.in_all]
+    left_out = [name for name in BENCHMARKS if name not in in_all]
+    bench.add_argument(
+        "name",
+        help=f"one of: {', '.join(BENCHMARKS)}; or `all` ({', '.join(in_all)}; "
+        f"not {', '.join(left_out)})",
+    )
+    bench.add_argument("--runs", type=int, default=None, help="repetitions (default per bench)")
+    bench.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="write results as JSON here (bench edits: as it goes, and resumes from it)",
+    )
+    bench.add_argument(
+        "--model",
+        action="append",
+        metavar="ID",
+        help="bench models: model to run the compliance suite on, repeatable "
+        "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
+        "bench demo: the model the demo runs (default `embedded`); "
+        "bench complete: the completion model (default `embedded:qwen2.5-coder-1.5b`); "
+        "bench edits: the one model every agent uses (default `scripted`: the example "
+        "solutions, lsp-agent alone)",
+    )
+    bench.add_argument(
+        "--levels",
+        metavar="L0,L3",
+        help="bench models: only these levels; bench bugfix: only these tasks (default: all)",
+    )
+    bench.add_argument(
+        "--chart",
+        type=Path,
+        metavar="PNG",
+        help="bench models: draw pass rate per level here; bench edits: pass rate and "
+        "seconds per solved exercise, per agent",
+    )
+    _add_bench_agent_options(bench)
+    _add_bench_edits_options(bench)
+    bench.set_defaults(handler=_bench)
 
 
 def _add_trust(sub: Any) -> None:
@@ -237,37 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     configure_memory(memory)
     memory.set_defaults(handler=_memory)
 
-    bench = sub.add_parser("bench", help="measure speed, size and success; prints figures")
-    from lsp_agent.benchmarks.runner import BENCHMARKS
-
-    in_all = [name for name, entry in BENCHMARKS.items() if entry.in_all]
-    left_out = [name for name in BENCHMARKS if name not in in_all]
-    bench.add_argument(
-        "name",
-        help=f"one of: {', '.join(BENCHMARKS)}; or `all` ({', '.join(in_all)}; "
-        f"not {', '.join(left_out)})",
-    )
-    bench.add_argument("--runs", type=int, default=None, help="repetitions (default per bench)")
-    bench.add_argument("--output", type=Path, default=None, help="write results as JSON here")
-    bench.add_argument(
-        "--model",
-        action="append",
-        metavar="ID",
-        help="bench models: model to run the compliance suite on, repeatable "
-        "(default `scripted`: the built-in reference solutions; else a MODEL_ID); "
-        "bench demo: the model the demo runs (default `embedded`); "
-        "bench complete: the completion model (default `embedded:qwen2.5-coder-1.5b`)",
-    )
-    bench.add_argument(
-        "--levels",
-        metavar="L0,L3",
-        help="bench models: only these levels; bench bugfix: only these tasks (default: all)",
-    )
-    bench.add_argument(
-        "--chart", type=Path, metavar="PNG", help="bench models: draw pass rate per level here"
-    )
-    _add_bench_agent_options(bench)
-    bench.set_defaults(handler=_bench)
+    _add_bench(sub)
 
     phoenix = sub.add_parser("phoenix", help="start a local Arize Phoenix server for traces")
     phoenix.add_argument("--port", type=int, default=6006, help="HTTP and OTLP port (6006)")

@@ -38,12 +38,16 @@ class LlamaServer(ModelServerProcess):
         binary: Path | None = None,
         log_path: Path | None = None,
         context_tokens: int = CONTEXT_TOKENS,
+        reply_tokens: int | None = None,
     ) -> None:
+        """`reply_tokens` caps a reply whose request sets no `max_tokens` (the server's
+        default is none: a small model that repeats itself writes until the context is full)."""
         super().__init__(log_path=log_path)
         self.gguf = gguf
         self.alias = alias
         self.binary = binary
         self.context_tokens = context_tokens
+        self.reply_tokens = reply_tokens
 
     def _binary(self) -> Path:
         binary = self.binary or cached_llama_server()
@@ -84,6 +88,7 @@ class LlamaServer(ModelServerProcess):
             "--threads-batch",
             str(threads),
             "--no-webui",
+            *(("--n-predict", str(self.reply_tokens)) if self.reply_tokens else ()),
         ]
 
 

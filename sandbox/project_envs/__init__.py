@@ -6,7 +6,8 @@
 - Node: `node_deps` reads and vets `package.json` and the lock, `node_env` runs
   `npm ci --ignore-scripts` on the host from those two files alone and `npm rebuild` in a
   no-network container;
-- `prepare_container`: that no-network container.
+- `prepare_container`: that no-network container (`run_offline`; `bench edits` runs its
+  peer agents in one too, on directories `hand_over` gives the container's user).
 
 Outside this folder, import from `sandbox.project_envs` only.
 """
@@ -19,14 +20,16 @@ from sandbox.project_envs.envs import (
     project_status,
     ready_mounts,
 )
-from sandbox.project_envs.prepare_container import PrepareError
+from sandbox.project_envs.prepare_container import PrepareError, hand_over, run_offline
 
 __all__ = [
     "NOTHING_DECLARED",
     "PrepareError",
     "ProjectPlan",
+    "hand_over",
     "plan_project",
     "prepare_project",
     "project_status",
     "ready_mounts",
+    "run_offline",
 ]

@@ -11,7 +11,16 @@ order, in the one shape the grammar defines (`{"path": "calc.py", "old": "…"}}
   (`return sum(values) / …`, `return sum(v * w …`) by their first differing token, and a
   1.5B model took the wrong one after reasoning correctly about the right one;
 - any other value is written under a grammar for that value alone (`tool_grammar`), which
-  ends it: a string at its closing quote, a number at its last digit.
+  ends it: a string at its closing quote, a number at its last digit. Lines of the file
+  (for `old`) are suggestions, not the only values: the model also writes `old` itself,
+  and a snippet it wrote that is text of the file competes with the lines (SmolLM2-135M,
+  told to replace `(len(values) + 1)`, got `def average(values):` when only whole lines
+  were allowed: the sum of log-probabilities favours short lines).
+
+Tokens the model sampled are kept as it sampled them, and text written for it since (the
+call's head, keys, chosen values) is tokenized on its own after them: re-tokenizing the
+whole call merged the model's `"` `,` into `",` and its ` {` `"` into ` {"`, and
+SmolLM2-135M then copied `old` into `new` (`len(values) + 1` for `len(values)`).
 
 A key ends at its colon and the value brings the space before it (` "calc.py"`): the
 tokenizer joins a space to the quote after it, so a prompt ending in a lone space token made
@@ -22,14 +31,17 @@ every value unlikely (Qwen2.5-Coder gave `"config.py"` -26.6 nats after `"path":
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lsp_agent.models.embedded.choice_scoring import choose
-from lsp_agent.models.embedded.decoder import Decoder
+from lsp_agent.models.embedded.decoder import Decoder, Generation
 from lsp_agent.models.embedded.tool_grammar import ArgumentSpec, ToolSpec, value_grammar
 from lsp_agent.models.streamed_reply import ends_in_loop
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Choices", "WrittenArguments", "write_arguments"]
 
@@ -62,11 +74,16 @@ def write_arguments(
     temperature: float,
     max_tokens: int,
 ) -> WrittenArguments:
-    """The arguments after the tokens `lead` (the prompt) and the call's `head` (text)."""
-    text, values = "", dict[str, Any]()
+    """The arguments after the tokens `lead` (the prompt) and the call's `head` (text).
 
-    def before() -> list[int]:
-        return [*lead, *tokenize(head + text)]
+    A value the model wrote keeps its own tokens; text written for the model is tokenized
+    after them: the head on its own, then keys and chosen values together (see the module
+    doc)."""
+    text, values = "", dict[str, Any]()
+    kept, pending = [*lead, *tokenize(head)], ""  # tokens so far, text written since
+
+    def written() -> list[int]:
+        return [*kept, *tokenize(pending)]
 
     sampled = chosen = 0
     remaining = list(spec.arguments)
@@ -82,40 +99,64 @@ def write_arguments(
         if len(keys) == 1:
             key = keys[0]
         else:
-            key, _, _ = choose(decoder, before(), keys, temperature=temperature)
+            key, _, _ = choose(decoder, written(), keys, temperature=temperature)
         chosen += len(tokenize(key))
         if key == CLOSE:
             return WrittenArguments(text + CLOSE, sampled, chosen, True)
         argument = candidates[keys.index(key)]
         remaining = remaining[remaining.index(argument) + 1 :]
         text += key
-        options = _options(argument, choices, values)
-        if options:
-            encoded = [VALUE_LEAD + json.dumps(o, ensure_ascii=False) for o in options]
-            value, _, _ = choose(decoder, before(), encoded, temperature=temperature)
-            chosen += len(tokenize(value))
-        else:
-            generation = decoder.generate(
-                before(),
+        pending += key
+        options, exhaustive = _options(argument, choices, values)
+        own: Generation | None = None
+        if not exhaustive:  # a free value, or one the options only suggest
+            own = decoder.generate(
+                written(),
                 max_tokens=max(max_tokens - sampled, 1),
                 temperature=temperature,
                 grammar=value_grammar(argument, lead=VALUE_LEAD),
                 stop=_stop,
             )
-            sampled += len(generation.tokens)
-            value = generation.text
-            if generation.finish_reason != "stop":  # cut short: no valid call
-                return WrittenArguments(text + value, sampled, chosen, False)
+            sampled += len(own.tokens)
+            log.debug("%s written: %r (%s)", argument.name, own.text, own.finish_reason)
+            if own.finish_reason != "stop":  # cut short: no valid call
+                if not options:
+                    return WrittenArguments(text + own.text, sampled, chosen, False)
+                own = None
+        if options:
+            encoded = [VALUE_LEAD + json.dumps(o, ensure_ascii=False) for o in options]
+            if own is not None and own.text not in encoded and _within(own.text, options):
+                encoded.append(own.text)
+            value, scores, _ = choose(decoder, written(), encoded, temperature=temperature)
+            log.debug("%s: %s", argument.name, dict(zip(encoded, scores, strict=True)))
+            if own is None or value != own.text:
+                own = None
+                chosen += len(tokenize(value))
+        if own is not None:
+            kept, pending = [*written(), *own.tokens], ""
+            value = own.text
+        else:
+            pending += value
         text += value
         values[argument.name] = json.loads(value)
     return WrittenArguments(text + CLOSE, sampled, chosen, True)
 
 
-def _options(argument: ArgumentSpec, choices: Choices, values: Mapping[str, Any]) -> Sequence[str]:
-    """The values `argument` may take, when they are fixed (else an empty list)."""
+def _options(
+    argument: ArgumentSpec, choices: Choices, values: Mapping[str, Any]
+) -> tuple[Sequence[str], bool]:
+    """The values `argument` may take, and whether they are all it may take: fixed choices
+    (an enum of the grammar) are; values from a callable (the lines of the file named, for
+    `old`) only suggest, since any snippet of the file is as good a value as a whole line."""
     if argument.choices:
-        return argument.choices
+        return argument.choices, True
     found = choices.get(argument.name)
     if callable(found):
-        return list(found(values))
-    return ()
+        return list(found(values)), False
+    return (), False
+
+
+def _within(encoded: str, lines: Sequence[str]) -> bool:
+    """Whether a value the model wrote (JSON) is text of the suggested `lines`."""
+    value = json.loads(encoded)
+    return isinstance(value, str) and bool(value.strip()) and value in "\n".join(lines)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import sys
 import warnings
 from pathlib import Path
 
-from safety.host_env import set_own
+from safety.host_env import set_own, user_environ
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _NOISY_LOGGERS = (
@@ -32,6 +33,13 @@ def quiet_third_party_imports() -> None:
     set_own("HF_HUB_OFFLINE", "1", default_only=True)
     set_own("TOKENIZERS_PARALLELISM", "false", default_only=True)
     set_own("LITELLM_MODE", "PRODUCTION")  # no `.env` loaded at import (lsp_agent/__init__.py)
+    # LiteLLM sets TIKTOKEN_CACHE_DIR at import to its bundled tokenizers (or the user's
+    # CUSTOM_TIKTOKEN_CACHE_DIR): the same value, ours, so it is not "changed after start-up".
+    spec = importlib.util.find_spec("litellm")
+    if spec is not None and spec.origin:
+        bundled = Path(spec.origin).parent / "litellm_core_utils" / "tokenizers"
+        custom = user_environ().get("CUSTOM_TIKTOKEN_CACHE_DIR")
+        set_own("TIKTOKEN_CACHE_DIR", custom or str(bundled))
 
 
 def configure_logging(

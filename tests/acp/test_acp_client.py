@@ -79,7 +79,8 @@ def test_an_approved_fix_is_written_through_the_client(
     (diff,) = [c for c in ask["toolCall"]["content"] if c["type"] == "diff"]
     assert diff == {"type": "diff", "path": app, "oldText": APP, "newText": FIXED}
     assert ask["toolCall"]["locations"] == [{"path": app}]
-    assert agent_text(turn) == "add() now adds."
+    # the model's words, then the facts of what the job did (said beside, never instead)
+    assert agent_text(turn) == "add() now adds.\n\nApplied p1 to app.py; not checked (no sandbox)."
 
 
 def test_a_rejected_fix_changes_no_byte(acp_client: Path, tmp_path: Path, workspace: Path) -> None:
@@ -191,7 +192,7 @@ def test_a_prompt_while_one_runs_is_refused_and_the_first_finishes(
     assert turn["secondResult"]["error"]["code"] == -32600
     assert "already running" in turn["secondResult"]["error"]["data"]["details"]
     assert turn["response"] == {"stopReason": "end_turn"}
-    assert agent_text(turn) == "add() now adds."
+    assert agent_text(turn).startswith("add() now adds.\n\n")
 
 
 def test_mcp_servers_from_the_client_are_accepted_and_recorded(

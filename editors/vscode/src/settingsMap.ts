@@ -171,6 +171,14 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     markdownDescription: 'Helper agents the main agent may call as tools (`explorer`: read-only).',
   },
   {
+    key: 'agent.editFormats',
+    serverKey: 'AGENT_EDIT_FORMATS',
+    type: 'array',
+    default: ['search_replace', 'unified_diff'],
+    markdownDescription:
+      'How the agent may write changes: `search_replace` (propose_patch), `unified_diff` (propose_patch_unified), `whole_file` (propose_file: the whole new text of a file up to 200 lines).',
+  },
+  {
     key: 'agent.memory',
     serverKey: 'AGENT_MEMORY',
     userScope: true,

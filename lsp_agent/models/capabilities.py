@@ -69,6 +69,7 @@ class EndpointCapabilities:
     response_format: str = "json_schema"
     parallel_tool_calls: bool = True
     guess_spent: bool = False
+    streams: bool = True  # False once its streamed replies came back empty (native_replay)
     downgrades: list[Downgrade] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 

@@ -62,13 +62,22 @@ class NativeReplayMixin:
         for attempt in range(LADDER_STEPS + 1):
             self.last_request = None
             try:
-                if options.get("tools_to_call_from"):
+                streams = capabilities is None or capabilities.streams
+                if options.get("tools_to_call_from") and streams:
                     streamed = self._streamed(messages, **options)
                     if streamed.content or streamed.tool_calls:
                         return streamed
-                    # Nothing came: some servers (llama-cpp-python's) answer 200 and then fail
-                    # inside the stream, so their error is only seen without streaming.
-                    log.info("an empty streamed reply; asking once more without streaming")
+                    # Nothing streamed: some servers (llama-cpp-python's) fail inside a 200
+                    # stream or stream their calls in a form LiteLLM drops; ask without it.
+                    plain: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
+                    if (plain.content or plain.tool_calls) and capabilities is not None:
+                        capabilities.streams = False
+                        log.warning(
+                            "model server %s: its streamed replies come back empty; "
+                            "not streaming to it",
+                            capabilities.endpoint,
+                        )
+                    return plain
                 reply: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
                 return reply
             except Exception as exc:

@@ -11,10 +11,11 @@ exercise's repository). A development tool; the bench itself only reads the JSON
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from safety import host_process
 
 # exercism/python on 2023-06-15, the last tree with the 133 practice exercises before
 # `resistor-color-expert` was added: see data/README.md for why this is aider's set.
@@ -29,13 +30,14 @@ DATA_FILE = Path(__file__).resolve().parent / "data" / "exercism-python.json"
 
 
 def _git(clone: Path, *args: str) -> str:
-    return subprocess.run(
+    done = host_process.run(
         ["git", "-C", str(clone), *args], check=True, capture_output=True, text=True
-    ).stdout
+    )
+    return str(done.stdout)
 
 
 def _show(clone: Path, commit: str, path: str) -> str | None:
-    done = subprocess.run(
+    done = host_process.run(
         ["git", "-C", str(clone), "show", f"{commit}:{path}"], capture_output=True, text=True
     )
     return done.stdout if done.returncode == 0 else None

@@ -138,6 +138,9 @@ ALLOWED = {
     "sandbox/checks/driver.py": "in the container",
     "sandbox/checks/driver_steps.py": "in the container, or the local backend's vetted job",
     "sandbox/code/runner.py": "in the container",
+    # bench edits' peers: the driver and the venv maker run in the peer's container
+    "lsp_agent/benchmarks/edits/peers/peer_driver.py": "in the container",
+    "lsp_agent/benchmarks/edits/peers/environment.py": "a script sent into the container",
     # runs as the MCP server's parent, itself started from a vetted launch (connection.py)
     "tools/mcp/supervisor.py": "the MCP server's supervisor",
 }

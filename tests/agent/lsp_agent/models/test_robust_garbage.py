@@ -4,6 +4,7 @@ by a final answer or at max steps."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import string
@@ -139,7 +140,7 @@ def test_two_hundred_garbage_replies_never_crash_a_run(tmp_path: Path) -> None:
             sent = server.chat_requests[before:]
             # one request per model call, but for a resend of the same messages without
             # streaming after an empty streamed reply (native_replay)
-            resent = sum(a["messages"] == b["messages"] for a, b in zip(sent, sent[1:]))
+            resent = sum(a["messages"] == b["messages"] for a, b in itertools.pairwise(sent))
             assert model.generate_calls == len(sent) - resent
             served += min(PER_RUN, len(server.chat_requests) - before)
     assert served == REPLIES

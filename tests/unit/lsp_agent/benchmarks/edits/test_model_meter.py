@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import threading
 import time
@@ -81,7 +82,12 @@ def test_a_stream_the_client_stops_reading_is_counted_with_the_servers_figures(
     def stream_slowly() -> None:
         connection, _ = upstream.accept()
         with connection, contextlib.suppress(OSError):
-            asked.append(connection.recv(65536))
+            data = connection.recv(65536)
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = int(re.search(rb"Content-Length: (\d+)", head, re.I).group(1))  # type: ignore[union-attr]
+            while len(body) < length:  # the body may come in a later packet
+                body += connection.recv(65536)
+            asked.append(head + b"\r\n\r\n" + body)
             connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
             for n in range(1, 50):
                 timings = {"prompt_n": 40, "cache_n": 2, "predicted_n": n}

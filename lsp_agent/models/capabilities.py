@@ -115,6 +115,17 @@ class EndpointCapabilities:
                 return True
         return False
 
+    def streams_came_back_empty(self) -> None:
+        """A streamed reply came back empty where the same request without streaming did not
+        (llama-cpp-python's server fails inside a 200 stream): do not stream to it again."""
+        with self._lock:
+            if self.streams:
+                self.streams = False
+                log.warning(
+                    "model server %s: its streamed replies come back empty; not streaming to it",
+                    self.endpoint,
+                )
+
     def looped_under_required(self) -> None:
         """A reply to `tool_choice: "required"` came back as text that looped (llama.cpp's
         server does not end a reply without a call in the model's native form, so a model

@@ -17,7 +17,6 @@ one call, never a call and a thousand tokens of what it imagines next.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from smolagents.models import ChatMessage, LiteLLMModel, LiteLLMRouterModel
@@ -27,8 +26,6 @@ from lsp_agent.models.capabilities import LADDER_STEPS, EndpointCapabilities
 from lsp_agent.models.messages import to_provider_messages
 from lsp_agent.models.streamed_reply import read_stream, trim_loop
 from lsp_agent.models.tool_schemas import compact_tool_schemas
-
-log = logging.getLogger(__name__)
 
 
 def _fillable(messages: list[ChatMessage | dict[str, Any]]) -> list[ChatMessage | dict[str, Any]]:
@@ -62,23 +59,19 @@ class NativeReplayMixin:
         for attempt in range(LADDER_STEPS + 1):
             self.last_request = None
             try:
-                streams = capabilities is None or capabilities.streams
-                if options.get("tools_to_call_from") and streams:
+                streamed_empty = False
+                if options.get("tools_to_call_from") and (
+                    capabilities is None or capabilities.streams
+                ):
                     streamed = self._streamed(messages, **options)
                     if streamed.content or streamed.tool_calls:
                         return streamed
                     # Nothing streamed: some servers (llama-cpp-python's) fail inside a 200
                     # stream or stream their calls in a form LiteLLM drops; ask without it.
-                    plain: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
-                    if (plain.content or plain.tool_calls) and capabilities is not None:
-                        capabilities.streams = False
-                        log.warning(
-                            "model server %s: its streamed replies come back empty; "
-                            "not streaming to it",
-                            capabilities.endpoint,
-                        )
-                    return plain
+                    streamed_empty = True
                 reply: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
+                if streamed_empty and (reply.content or reply.tool_calls) and capabilities:
+                    capabilities.streams_came_back_empty()
                 return reply
             except Exception as exc:
                 if capabilities is None:

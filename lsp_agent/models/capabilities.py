@@ -115,14 +115,16 @@ class EndpointCapabilities:
                 return True
         return False
 
-    def streams_came_back_empty(self) -> None:
-        """A streamed reply came back empty where the same request without streaming did not
-        (llama-cpp-python's server fails inside a 200 stream): do not stream to it again."""
+    def streaming_fails(self) -> None:
+        """A streamed reply came back empty or broke off where the same request without
+        streaming did not (llama-cpp-python's server fails inside a 200 stream, and closes it
+        cleanly or not): do not stream to it again."""
         with self._lock:
             if self.streams:
                 self.streams = False
                 log.warning(
-                    "model server %s: its streamed replies come back empty; not streaming to it",
+                    "model server %s: its streamed replies come back empty or broken; "
+                    "not streaming to it",
                     self.endpoint,
                 )
 

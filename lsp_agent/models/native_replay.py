@@ -24,6 +24,7 @@ from smolagents.monitoring import TokenUsage
 
 from lsp_agent.models.capabilities import LADDER_STEPS, EndpointCapabilities
 from lsp_agent.models.messages import to_provider_messages
+from lsp_agent.models.robust.failures import FailureKind, classify_model_exception
 from lsp_agent.models.streamed_reply import read_stream, trim_loop
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 
@@ -59,19 +60,23 @@ class NativeReplayMixin:
         for attempt in range(LADDER_STEPS + 1):
             self.last_request = None
             try:
-                streamed_empty = False
+                stream_failed = False
                 if options.get("tools_to_call_from") and (
                     capabilities is None or capabilities.streams
                 ):
                     streamed = self._streamed(messages, **options)
-                    if streamed.content or streamed.tool_calls:
+                    if streamed is not None and (streamed.content or streamed.tool_calls):
                         return streamed
                     # Nothing streamed: some servers (llama-cpp-python's) fail inside a 200
                     # stream or stream their calls in a form LiteLLM drops; ask without it.
-                    streamed_empty = True
-                reply: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
-                if streamed_empty and (reply.content or reply.tool_calls) and capabilities:
-                    capabilities.streams_came_back_empty()
+                    stream_failed = True
+                reply = (
+                    self._asked_again_without_stream(messages, **options)
+                    if stream_failed
+                    else super().generate(messages, **options)  # type: ignore[misc]
+                )
+                if stream_failed and (reply.content or reply.tool_calls) and capabilities:
+                    capabilities.streaming_fails()
                 return reply
             except Exception as exc:
                 if capabilities is None:
@@ -84,6 +89,20 @@ class NativeReplayMixin:
                 guess_pending = capabilities.downgrades[-1].guessed
         raise AssertionError("unreachable: the last attempt returns or raises")
 
+    def _asked_again_without_stream(
+        self, messages: list[ChatMessage | dict[str, Any]], **options: Any
+    ) -> ChatMessage:
+        """The request again, not streamed. A server that failed inside its stream drops that
+        connection, and the next request may meet it closed in the client's pool ("Server
+        disconnected without sending a response"): that one is sent once more."""
+        try:
+            reply: ChatMessage = super().generate(messages, **options)  # type: ignore[misc]
+        except Exception as exc:
+            if classify_model_exception(exc)[0] is not FailureKind.CONNECTION:
+                raise
+            reply = super().generate(messages, **options)  # type: ignore[misc]
+        return reply
+
     def _streamed(
         self,
         messages: list[ChatMessage | dict[str, Any]],
@@ -91,9 +110,10 @@ class NativeReplayMixin:
         response_format: dict[str, Any] | None = None,
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
-    ) -> ChatMessage:
+    ) -> ChatMessage | None:
         """One request, streamed and cut after the first complete call (module doc); the
-        reply as smolagents' `LiteLLMModel.generate` makes it."""
+        reply as smolagents' `LiteLLMModel.generate` makes it, or None when the stream broke
+        off after it began."""
         import litellm
 
         model: Any = self
@@ -113,12 +133,17 @@ class NativeReplayMixin:
         stream = model.client.completion(
             **completion_kwargs, stream=True, stream_options={"include_usage": True}
         )
-        response, cut = read_stream(
-            stream,
-            lambda chunks: litellm.stream_chunk_builder(
-                chunks, messages=completion_kwargs["messages"]
-            ),
-        )
+        try:
+            response, cut = read_stream(
+                stream,
+                lambda chunks: litellm.stream_chunk_builder(
+                    chunks, messages=completion_kwargs["messages"]
+                ),
+            )
+        except Exception as exc:
+            if classify_model_exception(exc)[0] is not FailureKind.CONNECTION:
+                raise
+            return None  # the stream broke off: asked again without streaming
         if response is None or not response.choices:
             raise RuntimeError(f"model {model.model_id} returned no choices")
         choice = response.choices[0]

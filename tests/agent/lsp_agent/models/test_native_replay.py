@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+
+import pytest
 
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.settings import Settings
@@ -54,3 +57,31 @@ def test_second_request_carries_native_tool_calls(tmp_repo: Path) -> None:
         "run_tests",
         "final_answer",
     }
+
+
+def test_a_failed_stream_is_asked_again_without_streaming_even_over_a_dropped_connection(
+    tmp_repo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """llama-cpp-python's server fails inside its stream and drops that connection: the
+    request after it meets the closed connection once, then gets its answer."""
+    turns = [
+        {"empty": True},  # the stream: nothing in it
+        {"drop_connection": True},  # the same request, not streamed: the dropped connection
+        {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},  # once more: answered
+        {"final_answer": "It adds."},
+    ]
+    with ScriptedOpenAIServer(turns) as server:
+        settings = Settings(
+            model_id="openai/scripted",
+            model_api_base=server.openai_base,
+            sandbox_backend="none",
+            phoenix_enabled=False,
+            agent_max_steps=4,
+        )
+        with caplog.at_level(logging.INFO, logger="lsp_agent"):
+            result = run_job(disk_job("What does add do?", tmp_repo, settings))
+        requests = list(server.chat_requests)
+    assert result.status == "answered" and result.answer == "It adds."
+    assert [bool(r.get("stream")) for r in requests] == [True, False, False, False]
+    assert "model call" not in caplog.text  # no failure reached the model
+    assert "streamed replies come back empty or broken" in caplog.text

@@ -36,17 +36,33 @@ def test_the_relay_counts_usage_or_llama_cpp_timings_and_joins_streams() -> None
     assert _reply(b"not json", streamed=False) is None
 
 
+def read_request(connection: socket.socket) -> bytes:
+    """One whole HTTP request (head and body come in separate packets)."""
+    data = b""
+    while (b"\r\n\r\n" not in data or not complete(data)) and (chunk := connection.recv(65536)):
+        data += chunk
+    return data
+
+
+def complete(request: bytes) -> bool:
+    head, _, body = request.partition(b"\r\n\r\n")
+    length = re.search(rb"Content-Length: (\d+)", head, re.I)
+    return len(body) >= (int(length.group(1)) if length else 0)
+
+
 def test_abort_drops_the_request_under_way_so_the_server_stops_generating(
     tmp_path: Path,
 ) -> None:
     """A run that timed out leaves no reply generating: the upstream connection closes."""
     upstream = socket.create_server(("127.0.0.1", 0))
     closed = threading.Event()
+    upstream_asked = threading.Event()
 
     def generate_forever() -> None:  # a model that has not answered yet
         connection, _ = upstream.accept()
         with connection:
-            connection.recv(65536)  # the request
+            read_request(connection)
+            upstream_asked.set()
             connection.settimeout(30)
             if connection.recv(1) == b"":  # llama-server stops a task whose client left
                 closed.set()
@@ -54,16 +70,23 @@ def test_abort_drops_the_request_under_way_so_the_server_stops_generating(
     threading.Thread(target=generate_forever, daemon=True).start()
     base = f"http://127.0.0.1:{upstream.getsockname()[1]}/v1"
     with ModelMeter(base, tmp_path) as meter:
-        replies: list[int] = []
-        client = threading.Thread(
-            target=lambda: replies.append(
-                httpx.post(f"{meter.base_url}/chat/completions", json={}, timeout=30).status_code
-            )
-        )
+        replies: list[int | BaseException] = []
+
+        def ask() -> None:
+            try:  # loopback: no proxy from the environment may stand between
+                with httpx.Client(trust_env=False, timeout=30) as http:
+                    replies.append(
+                        http.post(f"{meter.base_url}/chat/completions", json={}).status_code
+                    )
+            except httpx.HTTPError as exc:
+                replies.append(exc)
+
+        client = threading.Thread(target=ask)
         client.start()
-        while not meter._open or next(iter(meter._open)).sock is None:
+        deadline = time.monotonic() + 20
+        while not upstream_asked.is_set() and not replies and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.2)  # the request is upstream
+        assert upstream_asked.is_set(), f"the request never reached the upstream: {replies}"
         meter.abort()
         assert closed.wait(10), "the upstream request is still open"
         client.join(10)
@@ -82,12 +105,7 @@ def test_a_stream_the_client_stops_reading_is_counted_with_the_servers_figures(
     def stream_slowly() -> None:
         connection, _ = upstream.accept()
         with connection, contextlib.suppress(OSError):
-            data = connection.recv(65536)
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = int(re.search(rb"Content-Length: (\d+)", head, re.I).group(1))  # type: ignore[union-attr]
-            while len(body) < length:  # the body may come in a later packet
-                body += connection.recv(65536)
-            asked.append(head + b"\r\n\r\n" + body)
+            asked.append(read_request(connection))
             connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
             for n in range(1, 50):
                 timings = {"prompt_n": 40, "cache_n": 2, "predicted_n": n}
@@ -99,7 +117,10 @@ def test_a_stream_the_client_stops_reading_is_counted_with_the_servers_figures(
     base = f"http://127.0.0.1:{upstream.getsockname()[1]}/v1"
     with ModelMeter(base, tmp_path) as meter:
         request = {"messages": [{"role": "user", "content": "hi"}], "stream": True}
-        with httpx.stream("POST", f"{meter.base_url}/chat/completions", json=request) as reply:
+        with (
+            httpx.Client(trust_env=False, timeout=30) as http,
+            http.stream("POST", f"{meter.base_url}/chat/completions", json=request) as reply,
+        ):
             next(reply.iter_raw())  # the first chunk is enough
         deadline = time.monotonic() + 20
         while not meter._usage.calls and time.monotonic() < deadline:

@@ -60,6 +60,9 @@ CMAKE_OPTIONS = (
     "-DBUILD_SHARED_LIBS=OFF",
     "-DLLAMA_BUILD_TESTS=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF",
+    # the sdist has no git history, from which llama.cpp's cmake would take the build
+    # number: without this the binary says "build 0" and is never taken for this build
+    f"-DLLAMA_BUILD_NUMBER={LLAMA_CPP_BUILD}",
 )
 TIMEOUT_S = 3 * 3600  # a busy 2-core machine took over an hour (7 minutes when idle)
 

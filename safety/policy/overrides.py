@@ -12,7 +12,7 @@ does give are marked as coming from the workspace.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 from typing import Any
@@ -63,19 +63,14 @@ def apply_stricter(
         if section in _ADDITIVE and isinstance(value, Mapping):
             out[section] = _add_lists(section, base.get(section, {}), value, warnings)
         elif section == "programs" and isinstance(value, Mapping):
-            programs = dict(base.get("programs", {}))
-            for name, table in value.items():
-                current = _find_program(programs, name)
-                if current is None and not _denies(table):
-                    warnings.append(
-                        f"workspace policy: programs.{name} ignored (a program the policy "
-                        "does not know may only be denied)"
-                    )
-                    continue
-                merged = _stricter_program(f"programs.{name}", current, table, warnings)
-                if merged is not None:
-                    programs[name] = merged
-            out["programs"] = programs
+            out["programs"] = _stricter_tables(
+                "programs",
+                "program",
+                base.get("programs", {}),
+                value,
+                find=_find_program,
+                warnings=warnings,
+            )
         elif section in ("outcomes", "wrappers") and isinstance(value, Mapping):
             out[section] = _stricter_verdicts(section, base.get(section, {}), value, warnings)
         else:
@@ -155,19 +150,39 @@ def _stricter_subcommands(
             "adding them would skip its checks)"
         )
         return
-    subs = dict(out.get("subcommands", {}))
-    for sub, sub_table in value.items():
-        base_sub = subs.get(sub, subs.get("*"))
-        if base_sub is None and not _denies(sub_table):
+    out["subcommands"] = _stricter_tables(
+        where,
+        "subcommand",
+        out.get("subcommands", {}),
+        value,
+        find=lambda subs, sub: subs.get(sub, subs.get("*")),
+        warnings=warnings,
+    )
+
+
+def _stricter_tables(
+    where: str,
+    what: str,
+    base: Mapping[str, Any],
+    override: Mapping[str, Any],
+    *,
+    find: Callable[[Mapping[str, Any], str], Mapping[str, Any] | None],
+    warnings: list[str],
+) -> dict[str, Any]:
+    """Programs or subcommands: each override table made stricter than what `find` gives."""
+    out = dict(base)
+    for name, table in override.items():
+        current = find(out, name)
+        if current is None and not _denies(table):
             warnings.append(
-                f"workspace policy: {where}.{sub} ignored (a subcommand the policy does not "
+                f"workspace policy: {where}.{name} ignored (a {what} the policy does not "
                 "know may only be denied)"
             )
             continue
-        merged = _stricter_program(f"{where}.{sub}", base_sub, sub_table, warnings)
+        merged = _stricter_program(f"{where}.{name}", current, table, warnings)
         if merged is not None:
-            subs[sub] = merged
-    out["subcommands"] = subs
+            out[name] = merged
+    return out
 
 
 def _set_text(

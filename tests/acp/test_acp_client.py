@@ -83,13 +83,21 @@ def test_an_approved_fix_is_written_through_the_client(
     assert agent_text(turn) == "add() now adds.\n\nApplied p1 to app.py; not checked (no sandbox)."
 
 
-def test_a_rejected_fix_changes_no_byte(acp_client: Path, tmp_path: Path, workspace: Path) -> None:
+def _turn_that_writes_nothing(
+    acp_client: Path, tmp_path: Path, workspace: Path, permission: str, stop_reason: str
+) -> dict[str, Any]:
+    """The client answers the permission request with `permission`: no byte of app.py changes."""
     before = (workspace / "app.py").read_bytes()
-    out = run_client(acp_client, tmp_path, scenario(tmp_path, workspace, permission="reject_once"))
+    out = run_client(acp_client, tmp_path, scenario(tmp_path, workspace, permission=permission))
     turn = out["turns"][0]
-    assert turn["response"] == {"stopReason": "end_turn"}
+    assert turn["response"] == {"stopReason": stop_reason}
     assert (workspace / "app.py").read_bytes() == before
     assert turn["writes"] == []
+    return turn
+
+
+def test_a_rejected_fix_changes_no_byte(acp_client: Path, tmp_path: Path, workspace: Path) -> None:
+    turn = _turn_that_writes_nothing(acp_client, tmp_path, workspace, "reject_once", "end_turn")
     apply_call = updates(turn, "tool_call")[2]
     assert apply_call["title"] == "apply_patch p1"
     ends = [
@@ -103,12 +111,7 @@ def test_a_rejected_fix_changes_no_byte(acp_client: Path, tmp_path: Path, worksp
 def test_a_cancel_answers_cancelled_and_nothing_more_runs(
     acp_client: Path, tmp_path: Path, workspace: Path
 ) -> None:
-    before = (workspace / "app.py").read_bytes()
-    out = run_client(acp_client, tmp_path, scenario(tmp_path, workspace, permission="cancel"))
-    turn = out["turns"][0]
-    assert turn["response"] == {"stopReason": "cancelled"}
-    assert (workspace / "app.py").read_bytes() == before
-    assert turn["writes"] == []
+    turn = _turn_that_writes_nothing(acp_client, tmp_path, workspace, "cancel", "cancelled")
     # The turn after apply_patch (list_files) never ran: no model call after the cancel.
     assert tool_titles(turn) == ["read_file app.py", "propose_patch app.py", "apply_patch p1"]
     # Every tool call the client saw was ended before the answer.

@@ -84,6 +84,25 @@ def initialize(agent: RawAgent, request_id: int = 1) -> dict[str, Any]:
     return agent.response(request_id)
 
 
+def start_prompt(agent: RawAgent, workspace: Path, text: str, request_id: int = 2) -> None:
+    """A session in `workspace` (request `request_id`), then its prompt `text` (the next id)."""
+    agent.send(
+        {
+            "id": request_id,
+            "method": "session/new",
+            "params": {"cwd": str(workspace), "mcpServers": []},
+        }
+    )
+    session_id = agent.response(request_id)["result"]["sessionId"]
+    agent.send(
+        {
+            "id": request_id + 1,
+            "method": "session/prompt",
+            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+        }
+    )
+
+
 def test_initialize_answers_protocol_version_1(agent: RawAgent) -> None:
     result = initialize(agent)["result"]
     assert result["protocolVersion"] == 1
@@ -136,34 +155,14 @@ def test_unknown_methods_and_bad_params_are_answered(agent: RawAgent, workspace:
     )
     assert agent.response(5)["error"]["code"] == -32602
     agent.send({"method": "session/cancel", "params": {"sessionId": "sess_unknown"}})
-    agent.send(
-        {"id": 6, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}}
-    )
-    session_id = agent.response(6)["result"]["sessionId"]
-    agent.send(
-        {
-            "id": 7,
-            "method": "session/prompt",
-            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]},
-        }
-    )
+    start_prompt(agent, workspace, "hi", request_id=6)
     assert agent.response(7)["result"] == {"stopReason": "end_turn"}
 
 
 def test_stdout_carries_only_protocol_messages(tmp_path: Path, workspace: Path) -> None:
     raw = RawAgent(workspace, agent_env(tmp_path, [{"final_answer": "done"}]))
     initialize(raw)
-    raw.send(
-        {"id": 2, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}}
-    )
-    session_id = raw.response(2)["result"]["sessionId"]
-    raw.send(
-        {
-            "id": 3,
-            "method": "session/prompt",
-            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]},
-        }
-    )
+    start_prompt(raw, workspace, "hi")
     seen = []
     while True:
         message = raw.receive()  # json.loads on every line: anything else fails here
@@ -189,17 +188,7 @@ def test_a_client_that_goes_away_mid_prompt_stops_the_job(tmp_path: Path, worksp
     ]
     raw = RawAgent(workspace, agent_env(tmp_path, script))
     initialize(raw)
-    raw.send(
-        {"id": 2, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}}
-    )
-    session_id = raw.response(2)["result"]["sessionId"]
-    raw.send(
-        {
-            "id": 3,
-            "method": "session/prompt",
-            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "fix"}]},
-        }
-    )
+    start_prompt(raw, workspace, "fix")
     while raw.receive().get("method") != "session/update":
         pass  # the job has started
     stderr = raw.close()  # stdin closed: the agent must stop the job and exit

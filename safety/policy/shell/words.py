@@ -73,32 +73,24 @@ class Word:
 
 def unescape_unquoted(text: str) -> str:
     """Remove backslash escapes from an unquoted word (``\\<newline>`` disappears)."""
-    if "\\" not in text:
-        return text
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            if nxt != "\n":
-                out.append(nxt)
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return _unescape(text, None)
 
 
 def unescape_double_quoted(text: str) -> str:
     """Remove the backslash escapes that bash honours inside double quotes."""
+    return _unescape(text, '$`"\\\n')
+
+
+def _unescape(text: str, honoured: str | None) -> str:
+    """Drop each backslash before a character of ``honoured`` (None: before any character);
+    an escaped newline disappears with its backslash."""
     if "\\" not in text:
         return text
     out: list[str] = []
     i = 0
     while i < len(text):
         ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
+        if ch == "\\" and i + 1 < len(text) and (honoured is None or text[i + 1] in honoured):
             if text[i + 1] != "\n":
                 out.append(text[i + 1])
             i += 2

@@ -13,19 +13,23 @@ from lsp_agent.testing import ScriptedOpenAIServer
 from tests.jobs import disk_job
 
 
+def _settings(server: ScriptedOpenAIServer) -> Settings:
+    return Settings(
+        model_id="openai/scripted",
+        model_api_base=server.openai_base,
+        sandbox_backend="none",
+        phoenix_enabled=False,
+        agent_max_steps=4,
+    )
+
+
 def test_second_request_carries_native_tool_calls(tmp_repo: Path) -> None:
     turns = [
         {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
         {"final_answer": "It adds."},
     ]
     with ScriptedOpenAIServer(turns) as server:
-        settings = Settings(
-            model_id="openai/scripted",
-            model_api_base=server.openai_base,
-            sandbox_backend="none",
-            phoenix_enabled=False,
-            agent_max_steps=4,
-        )
+        settings = _settings(server)
         result = run_job(disk_job("What does add do?", tmp_repo, settings))
         requests = list(server.chat_requests)
     assert result.status == "answered" and result.answer == "It adds."
@@ -71,13 +75,7 @@ def test_a_failed_stream_is_asked_again_without_streaming_even_over_a_dropped_co
         {"final_answer": "It adds."},
     ]
     with ScriptedOpenAIServer(turns) as server:
-        settings = Settings(
-            model_id="openai/scripted",
-            model_api_base=server.openai_base,
-            sandbox_backend="none",
-            phoenix_enabled=False,
-            agent_max_steps=4,
-        )
+        settings = _settings(server)
         with caplog.at_level(logging.INFO, logger="lsp_agent"):
             result = run_job(disk_job("What does add do?", tmp_repo, settings))
         requests = list(server.chat_requests)

@@ -9,6 +9,7 @@ import type { ApplyWorkspaceEditParams } from 'vscode-languageclient';
 import { createMiddleware, type MiddlewareHooks } from '../src/middleware';
 import { StatusModel } from '../src/statusModel';
 import { type FakeVscode, sharedFakeVscode, type WorkspaceEdit } from './helpers/fakeVscode';
+import { quietHooks } from './helpers/hooks';
 import { waitFor } from './helpers/waitFor';
 
 const URI = 'file:///work/repo/src/app.py';
@@ -56,12 +57,7 @@ describe('workspace/applyEdit through the language client', () => {
 
   function clientWith(hooks: Partial<MiddlewareHooks>): { handle(p: ApplyWorkspaceEditParams): Promise<unknown> } {
     const middleware = createMiddleware({
-      onProgress: () => undefined,
-      approvalStarted: () => undefined,
-      approvalEnded: () => undefined,
-      onJobStarted: () => undefined,
-      askForTask: async () => undefined,
-      serverPayload: () => ({}),
+      ...quietHooks(),
       ...hooks,
     });
     const client = new LanguageClient('lspAgentTest', 'test', { command: 'true' }, { middleware });

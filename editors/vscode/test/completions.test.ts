@@ -2,17 +2,13 @@ import assert from 'node:assert/strict';
 import type { Middleware } from 'vscode-languageclient';
 import { anchoredAtCursor, completionView } from '../src/completions';
 import { createMiddleware } from '../src/middleware';
+import { quietHooks } from './helpers/hooks';
 
 type Provide = NonNullable<Middleware['provideInlineCompletionItems']>;
 
 function middleware(enabled: boolean) {
   return createMiddleware({
-    onProgress: () => undefined,
-    approvalStarted: () => undefined,
-    approvalEnded: () => undefined,
-    onJobStarted: () => undefined,
-    askForTask: async () => undefined,
-    serverPayload: () => ({}),
+    ...quietHooks(),
     completionsEnabled: () => enabled,
     emptyRangeAt: (position) => ({ empty: position }),
   });

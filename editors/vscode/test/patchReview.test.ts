@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApplyWorkspaceEditParams } from 'vscode-languageclient';
 import { type FakeVscode, sharedFakeVscode, type WorkspaceEdit } from './helpers/fakeVscode';
+import { quietHooks } from './helpers/hooks';
 import { waitFor } from './helpers/waitFor';
 
 describe('the patch review in a diff view', () => {
@@ -50,12 +51,7 @@ describe('the patch review in a diff view', () => {
     /* eslint-enable @typescript-eslint/no-require-imports */
     review = new DiffPatchReview();
     const middleware = createMiddleware({
-      onProgress: () => undefined,
-      approvalStarted: () => undefined,
-      approvalEnded: () => undefined,
-      onJobStarted: () => undefined,
-      askForTask: async () => undefined,
-      serverPayload: () => ({}),
+      ...quietHooks(),
       review,
     });
     const client = new LanguageClient('lspAgentReviewTest', 'test', { command: 'true' }, { middleware });

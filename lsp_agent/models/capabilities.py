@@ -226,6 +226,7 @@ def schema_in_words(schema: Any) -> str:
 
 
 def exception_chain(exc: BaseException) -> list[BaseException]:
+    """`exc`, then what caused it or was being handled (at most 12, no cycles)."""
     chain: list[BaseException] = []
     current: BaseException | None = exc
     while current is not None and current not in chain and len(chain) < 12:

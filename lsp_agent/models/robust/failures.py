@@ -8,6 +8,8 @@ from enum import StrEnum
 
 from smolagents.tools import Tool
 
+from lsp_agent.models.capabilities import exception_chain
+
 MAX_REASON_CHARS = 300
 
 
@@ -24,15 +26,6 @@ class FailureKind(StrEnum):
     BAD_ARGUMENTS = "bad_arguments"
 
 
-def _exception_chain(exc: BaseException) -> list[BaseException]:
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in chain and len(chain) < 12:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    return chain
-
-
 def _clean_message(text: str) -> str:
     text = re.sub(r"\b(litellm\.\w+|\w+Exception|\w+Error):\s*", "", text)
     text = re.sub(r"\b\w+(Exception|Error) - ", "", text)
@@ -42,7 +35,7 @@ def _clean_message(text: str) -> str:
 
 def classify_model_exception(exc: BaseException) -> tuple[FailureKind, str]:
     """(kind, short reason) for an exception raised by a model call."""
-    chain = _exception_chain(exc)
+    chain = exception_chain(exc)
     names = {cls.__name__ for e in chain for cls in type(e).__mro__}
     joined = " | ".join(str(e) for e in chain).lower()
     if "ConnectionRefusedError" in names or "connection refused" in joined:

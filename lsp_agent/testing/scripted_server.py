@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from lsp_agent.models.scripted.script import ScriptTurn, exhausted_turn, parse_script
+from lsp_agent.testing.server_process import LoopbackServer
 from lsp_agent.testing.wire_format import (
     OLLAMA_SHOW_REPLY,
     SCRIPTED_MODEL_NAME,
@@ -42,7 +43,7 @@ class RecordedRequest:
 Rejection = Callable[[Any], "tuple[int, Any] | None"]
 
 
-class ScriptedOpenAIServer:
+class ScriptedOpenAIServer(LoopbackServer):
     """Context manager serving scripted model replies on 127.0.0.1 (a free port by default)."""
 
     def __init__(
@@ -91,16 +92,6 @@ class ScriptedOpenAIServer:
     @property
     def port(self) -> int:
         return int(self._httpd.server_address[1])
-
-    @property
-    def base_url(self) -> str:
-        """`http://127.0.0.1:PORT` (the Ollama-style base)."""
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def openai_base(self) -> str:
-        """`http://127.0.0.1:PORT/v1` (what `MODEL_API_BASE` is set to for `openai/…`)."""
-        return self.base_url + "/v1"
 
     # -- script and records ------------------------------------------------------------------
     def add_turns(self, turns: Iterable[Any]) -> None:

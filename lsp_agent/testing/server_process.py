@@ -32,25 +32,38 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class ModelServerProcess:
+class LoopbackServer:
+    """The addresses of a server listening on 127.0.0.1 (a subclass says its `port`)."""
+
+    @property
+    def port(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def base_url(self) -> str:
+        """`http://127.0.0.1:PORT` (the Ollama-style base)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_base(self) -> str:
+        """`http://127.0.0.1:PORT/v1` (what `MODEL_API_BASE` is set to for `openai/…`)."""
+        return self.base_url + "/v1"
+
+
+class ModelServerProcess(LoopbackServer):
     """Context manager around one OpenAI-compatible server process (see the module doc)."""
 
     label = "model server"
 
     def __init__(self, *, log_path: Path | None = None) -> None:
-        self.port = free_port()
+        self._port = free_port()
         self._own_log = log_path is None  # a temporary log is removed by `stop()`
         self.log_path = log_path or Path(tempfile.mkstemp(prefix="model-server-")[1])
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def openai_base(self) -> str:
-        """What `MODEL_API_BASE` is set to."""
-        return self.base_url + "/v1"
+    def port(self) -> int:
+        return self._port
 
     def command(self) -> list[str]:
         raise NotImplementedError

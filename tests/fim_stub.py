@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.http_stub import send_bytes, send_json
+
 
 class FimStub:
     """State shared with the handler threads."""
@@ -107,19 +109,10 @@ def fim_stub(stub: FimStub | None = None) -> Iterator[FimStub]:
             lines = [{"response": p, "done": False} for p in pieces]
             lines.append({"response": "", "done": True, "prompt_eval_count": 10, "eval_count": 3})
             data = "".join(json.dumps(line) + "\n" for line in lines).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/x-ndjson")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_bytes(self, 200, data, "application/x-ndjson")
 
         def _send(self, status: int, payload: Any) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, payload)
 
         def log_message(self, *args: Any) -> None:
             return

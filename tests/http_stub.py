@@ -18,13 +18,7 @@ def http_stub(route: Route) -> Iterator[str]:
 
     class Handler(BaseHTTPRequestHandler):
         def _reply(self, body: dict[str, Any] | None) -> None:
-            status, payload = route(self.path, body)
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, *route(self.path, body))
 
         def do_GET(self) -> None:
             self._reply(None)
@@ -38,6 +32,22 @@ def http_stub(route: Route) -> Iterator[str]:
 
     with serving(Handler) as base:
         yield base
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
+    """Answer with `payload` as JSON."""
+    send_bytes(handler, status, json.dumps(payload).encode(), "application/json")
+
+
+def send_bytes(
+    handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str
+) -> None:
+    """Answer with `data`, its length stated."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 @contextmanager

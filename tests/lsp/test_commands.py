@@ -120,23 +120,31 @@ async def test_cancel_command_stops_the_job(editor: EditorClient, workspace: Pat
     assert again["cancelled"] is False and again["state"] == "finished"
 
 
-async def test_command_approval_through_lspagent_approve(
-    editor: EditorClient, workspace: Path
-) -> None:
-    """A command that needs approval: the dialog stays open, lspAgent.approve answers."""
+async def held_command_approval(
+    editor: EditorClient, command: str, answer: str
+) -> tuple[Path, Any]:
+    """A job (local sandbox) whose run_cmd `command` needs approval; its dialog is held open."""
     editor.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"sandboxBackend": "local"})
     )
     script = use_script(
         editor,
         [
-            {"tool": "run_cmd", "arguments": {"command": "touch made-by-agent.txt"}},
-            {"final_answer": "ran it"},
+            {"tool": "run_cmd", "arguments": {"command": command}},
+            {"final_answer": answer},
         ],
     )
     editor.hold_dialogs = asyncio.Event()
     started = await editor.run(task="make a file")
     await wait_for(lambda: editor.message_requests, "the approval dialog")
+    return script, started
+
+
+async def test_command_approval_through_lspagent_approve(
+    editor: EditorClient, workspace: Path
+) -> None:
+    """A command that needs approval: the dialog stays open, lspAgent.approve answers."""
+    script, started = await held_command_approval(editor, "touch made-by-agent.txt", "ran it")
     question = editor.message_requests[0]
     assert [a.title for a in question.actions or []] == ["Run", "Reject"]
     assert "(a1)" in question.message and "touch made-by-agent.txt" in question.message
@@ -164,19 +172,7 @@ async def test_command_approval_through_lspagent_approve(
 async def test_command_rejection_through_lspagent_reject(
     editor: EditorClient, workspace: Path
 ) -> None:
-    editor.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"sandboxBackend": "local"})
-    )
-    script = use_script(
-        editor,
-        [
-            {"tool": "run_cmd", "arguments": {"command": "touch nope.txt"}},
-            {"final_answer": "did not"},
-        ],
-    )
-    editor.hold_dialogs = asyncio.Event()
-    started = await editor.run(task="make a file")
-    await wait_for(lambda: editor.message_requests, "the approval dialog")
+    script, started = await held_command_approval(editor, "touch nope.txt", "did not")
     answer = await editor.command("lspAgent.reject", {"patchId": "a1", "reason": "not now"})
     assert answer == {"approvalId": "a1", "status": "rejected"}
     editor.hold_dialogs.set()

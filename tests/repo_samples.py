@@ -7,8 +7,26 @@ import hashlib
 from pathlib import Path
 
 from lsp_agent.testing.calc_repo import BROKEN_CALC_DIFF, CALC_DIFF
+from safety.errors import ErrorType
 
-__all__ = ["BROKEN_CALC_DIFF", "CALC_DIFF", "tree_digest", "write"]
+__all__ = ["BROKEN_CALC_DIFF", "CALC_DIFF", "UNSAFE_PATHS", "tree_digest", "write"]
+
+# Paths every file tool refuses in the `tmp_repo` repository, and the error it gives
+# (the whole table of `safety.validation` is its own test's).
+UNSAFE_PATHS: list[tuple[str, ErrorType]] = [
+    ("../x.py", ErrorType.PATH_OUTSIDE_WORKSPACE),
+    ("../outside.txt", ErrorType.PATH_OUTSIDE_WORKSPACE),
+    ("/etc/passwd", ErrorType.PATH_OUTSIDE_WORKSPACE),
+    ("a/../../x.py", ErrorType.PATH_OUTSIDE_WORKSPACE),
+    ("pkg/../../../x.py", ErrorType.PATH_OUTSIDE_WORKSPACE),
+    (".env", ErrorType.SENSITIVE_PATH),
+    ("pkg/../.env", ErrorType.SENSITIVE_PATH),
+    ("config/.env.local", ErrorType.SENSITIVE_PATH),
+    (".git/config", ErrorType.SENSITIVE_PATH),
+    (".git/hooks/pre-commit", ErrorType.SENSITIVE_PATH),
+    ("keys/id_rsa", ErrorType.SENSITIVE_PATH),
+    ("file:///etc/passwd", ErrorType.INVALID_PATH),
+]
 
 
 def tree_digest(root: Path) -> str:

@@ -10,6 +10,7 @@ import pytest
 from safety.errors import ErrorType
 from safety.validation import ValidationError
 from tests.conftest import git_init
+from tests.repo_samples import UNSAFE_PATHS
 from tests.tool_context import make_tool as make
 from tests.tool_context import tool_context
 from tools.base import AgentTool, ToolFailure, ToolLimits
@@ -346,17 +347,7 @@ def test_read_file_not_found_suggests_closest(tmp_repo: Path) -> None:
     assert failure.to_error("read_file")["context"] == {"path": "pkg/calcs.py"}
 
 
-@pytest.mark.parametrize(
-    ("path", "error"),
-    [
-        (".env", ErrorType.SENSITIVE_PATH),
-        ("pkg/../.env", ErrorType.SENSITIVE_PATH),
-        (".git/config", ErrorType.SENSITIVE_PATH),
-        ("../outside.txt", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        ("/etc/passwd", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        ("file:///etc/passwd", ErrorType.INVALID_PATH),
-    ],
-)
+@pytest.mark.parametrize(("path", "error"), UNSAFE_PATHS)
 def test_read_file_refuses_unsafe_paths(tmp_repo: Path, path: str, error: ErrorType) -> None:
     (tmp_repo / ".env").write_text("SECRET=hunter2\n")
     (tmp_repo.parent / "outside.txt").write_text("outside\n")

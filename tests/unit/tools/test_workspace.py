@@ -11,6 +11,7 @@ import pytest
 from safety.errors import ErrorType
 from safety.validation import ValidationError
 from tests.conftest import git_init
+from tests.repo_samples import UNSAFE_PATHS
 from tools.workspace import DiskWorkspace, NotTextError, OverlayWorkspace, Workspace
 
 
@@ -58,16 +59,7 @@ def test_non_text_files_raise_clearly(tmp_path: Path, data: bytes, why: str) -> 
         DiskWorkspace(tmp_path).read_text("blob.bin")
 
 
-@pytest.mark.parametrize(
-    ("path", "error"),
-    [
-        ("../x", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        ("/etc/passwd", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        ("a/../../x", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        (".env", ErrorType.SENSITIVE_PATH),
-        (".git/config", ErrorType.SENSITIVE_PATH),
-    ],
-)
+@pytest.mark.parametrize(("path", "error"), UNSAFE_PATHS)
 def test_unsafe_paths_are_refused(tmp_repo: Path, path: str, error: ErrorType) -> None:
     (tmp_repo / ".env").write_text("SECRET=1\n")
     ws = DiskWorkspace(tmp_repo)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from lsp_agent.testing.calc_repo import BROKEN_CALC_DIFF
 from safety.errors import ERROR_KEYS, ErrorType
+from tests.repo_samples import UNSAFE_PATHS
 from tools.patches import (
     PatchError,
     PatchResult,
@@ -421,19 +422,7 @@ def test_non_utf8_file_is_refused(tmp_path: Path) -> None:
 # --- refusals ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("path", "kind"),
-    [
-        ("../x.py", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        ("/etc/passwd", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        ("a/../../x.py", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        ("pkg/../../../x.py", ErrorType.PATH_OUTSIDE_WORKSPACE),
-        (".env", ErrorType.SENSITIVE_PATH),
-        ("config/.env.local", ErrorType.SENSITIVE_PATH),
-        (".git/hooks/pre-commit", ErrorType.SENSITIVE_PATH),
-        ("keys/id_rsa", ErrorType.SENSITIVE_PATH),
-    ],
-)
+@pytest.mark.parametrize(("path", "kind"), UNSAFE_PATHS)
 def test_unsafe_paths_are_refused(tmp_repo: Path, path: str, kind: ErrorType) -> None:
     for diff in (
         f"--- {path}\n+++ {path}\n@@ -1 +1 @@\n-a\n+b\n",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from tests.lsp.conftest import APP, job_end, use_script
@@ -113,26 +114,22 @@ async def test_a_document_that_is_not_open_reads_no_file(editor: EditorClient) -
     assert titles(found) == ["Agent: explain", "Agent: refactor selection"]
 
 
+@pytest.mark.parametrize(
+    "can_prompt",
+    [
+        {"experimental": {"lspAgent": {"prompt": True}}},  # the client's capabilities
+        {"options": {"lspAgent": {"clientCanPrompt": True}}},  # its initializationOptions
+    ],
+    ids=["experimental-capability", "initialization-options"],
+)
 async def test_ask_only_when_the_client_can_prompt(
-    raw_editor: EditorClient, workspace: Path
+    raw_editor: EditorClient, workspace: Path, can_prompt: dict[str, Any]
 ) -> None:
-    await start_editor(
-        raw_editor, workspace, raw_editor.preset, experimental={"lspAgent": {"prompt": True}}
-    )
+    await start_editor(raw_editor, workspace, raw_editor.preset, **can_prompt)
     uri = raw_editor.open("app.py")
     found = await actions(raw_editor, uri, rng(0, 0, 0, 0))
     ask = next(a for a in found if a.title == "Agent: ask…")
     assert argument(ask)["ask"] is True and argument(ask)["task"] == ""
-
-
-async def test_ask_flag_in_initialization_options(
-    raw_editor: EditorClient, workspace: Path
-) -> None:
-    await start_editor(
-        raw_editor, workspace, raw_editor.preset, options={"lspAgent": {"clientCanPrompt": True}}
-    )
-    uri = raw_editor.open("app.py")
-    assert "Agent: ask…" in titles(await actions(raw_editor, uri, rng(0, 0, 0, 0)))
 
 
 async def test_no_ask_without_prompt_support(editor: EditorClient) -> None:

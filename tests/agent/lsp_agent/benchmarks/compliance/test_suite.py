@@ -179,13 +179,8 @@ def test_suite_settings_keep_the_sandbox_and_turn_off_unrequested_phoenix() -> N
     assert suite_settings(base, "x", keep_phoenix=True).phoenix_enabled
 
 
-def test_cli_writes_json_and_a_png(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PHOENIX_ENABLED", raising=False)
-    monkeypatch.setenv("SANDBOX_BACKEND", "none")
-    output, chart = tmp_path / "out" / "s.json", tmp_path / "out" / "s.png"
+def test_cli_writes_json_and_a_png(offline_cli: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    output, chart = offline_cli / "out" / "s.json", offline_cli / "out" / "s.png"
     argv = ["bench", "models", "--model", "scripted", "--runs", "1"]
     assert main([*argv, "--levels", "L0,L6", "--output", str(output), "--chart", str(chart)]) == 0
     figures = json.loads(output.read_text())["models"]
@@ -199,15 +194,36 @@ def test_cli_writes_json_and_a_png(
     assert "| all | 2/2 levels passed | 2/2 (100%) |" in out
 
 
-def test_cli_rejects_unknown_levels_and_unreachable_models(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("argv", "env", "code", "message"),
+    [
+        (["--levels", "L11"], {}, 2, "unknown level 'L11'"),
+        (["--subagents", "coder"], {}, 2, "unknown sub-agent 'coder'"),
+        (["--planning-interval", "-1"], {}, 2, "--planning-interval must be 0..100"),
+        (
+            ["--model", "openai/x", "--levels", "L0"],
+            {"MODEL_API_BASE": "http://127.0.0.1:9/v1"},
+            1,
+            "model openai/x:",
+        ),
+    ],
+    ids=["unknown-level", "unknown-sub-agent", "bad-interval", "unreachable-model"],
+)
+def test_cli_rejects_bad_arguments_and_unreachable_models(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    argv: list[str],
+    env: dict[str, str],
+    code: int,
+    message: str,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["bench", "models", "--levels", "L11"]) == 2
-    assert "unknown level 'L11'" in capsys.readouterr().err
-    monkeypatch.setenv("MODEL_API_BASE", "http://127.0.0.1:9/v1")
-    assert main(["bench", "models", "--model", "openai/x", "--levels", "L0"]) == 1
-    assert "model openai/x:" in capsys.readouterr().err
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["bench", "models", *argv]) == code
+    assert message in capsys.readouterr().err
 
 
 def test_chart_groups_several_models(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
+from typing import Any
 
 from tests.agent.lsp_agent.cli.test_run import FIX, lsp_agent_run
 
@@ -11,17 +13,18 @@ PLAN = "1. Read pkg/calc.py.\n2. Swap the operands.\n3. Apply the patch."
 REVISED = "1. Apply p1.\n2. Answer."
 
 
+def _run_yes(
+    repo: Path, tmp_path: Path, script: list[dict[str, Any]], task: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`lsp-agent run TASK --yes` with `env` added; it must end with exit code 0."""
+    out = lsp_agent_run(repo, script, task, "--yes", tmp_path=tmp_path, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out
+
+
 def test_run_prints_the_plan_and_its_revision(tmp_repo: Path, tmp_path: Path) -> None:
     script = [{"text": PLAN}, *FIX[:2], {"text": REVISED}, *FIX[2:]]
-    out = lsp_agent_run(
-        tmp_repo,
-        script,
-        "fix add",
-        "--yes",
-        tmp_path=tmp_path,
-        env={"AGENT_PLANNING_INTERVAL": "2"},
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
+    out = _run_yes(tmp_repo, tmp_path, script, "fix add", AGENT_PLANNING_INTERVAL="2")
     assert f"plan (before step 1):\n{PLAN}" in out.stdout
     assert f"plan (before step 3):\n{REVISED}" in out.stdout
     assert "step 3/25 apply_patch applied: p1" in out.stdout
@@ -42,15 +45,7 @@ def test_run_with_the_explorer_stays_read_only(tmp_repo: Path, tmp_path: Path) -
         {"final_answer": "add() returns a + b."},
         {"final_answer": "add() returns a + b, says the explorer."},
     ]
-    out = lsp_agent_run(
-        tmp_repo,
-        script,
-        "what does add return",
-        "--yes",
-        tmp_path=tmp_path,
-        env={"AGENT_SUBAGENTS": "explorer"},
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
+    out = _run_yes(tmp_repo, tmp_path, script, "what does add return", AGENT_SUBAGENTS="explorer")
     assert "explorer: running read_file" in out.stdout
     assert "explorer step 3/8 · read_file" in out.stdout
     assert "step 1/25 explorer Explorer's answer" in out.stdout

@@ -71,9 +71,11 @@ print(reply.raw["text"].startswith('{"name": "final_answer"'))
 """
 
 
-def hub_env(endpoint: str, tmp_path: Path) -> dict[str, str]:
+@pytest.fixture
+def hub_env(hub: tuple[str, list[str]], tmp_path: Path) -> dict[str, str]:
+    """The environment that points the Hugging Face client at the stub hub (cache in tmp)."""
     return {
-        "HF_ENDPOINT": endpoint,
+        "HF_ENDPOINT": hub[0],
         "HF_HOME": str(tmp_path / "hf"),
         "HF_HUB_DISABLE_XET": "1",
         "HF_HUB_OFFLINE": "0",
@@ -94,27 +96,22 @@ def run(model_id: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_hub_model_comes_from_hf_endpoint_and_is_cached(
-    hub: tuple[str, list[str]], tmp_path: Path
+    hub: tuple[str, list[str]], hub_env: dict[str, str], tmp_path: Path
 ) -> None:
-    endpoint, seen = hub
-    env = hub_env(endpoint, tmp_path)
-    done = run(f"embedded:hf:{REPO}/{FILE}", env)
+    seen = hub[1]
+    done = run(f"embedded:hf:{REPO}/{FILE}", hub_env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "True"  # the model wrote a call with it
     assert f"GET /{REPO}/resolve/main/{FILE}" in seen
     cached = list((tmp_path / "hf").rglob(FILE))
     assert cached and cached[0].stat().st_size == embedded_gguf("embedded").stat().st_size
     seen.clear()
-    offline = run(f"embedded:hf:{REPO}/{FILE}", {**env, "HF_HUB_OFFLINE": "1"})
+    offline = run(f"embedded:hf:{REPO}/{FILE}", {**hub_env, "HF_HUB_OFFLINE": "1"})
     assert offline.returncode == 0 and seen == []  # the cache serves it
 
 
-def test_an_unknown_hub_file_fails_with_a_clear_message(
-    hub: tuple[str, list[str]], tmp_path: Path
-) -> None:
-    endpoint, _ = hub
-    env = hub_env(endpoint, tmp_path)
-    done = run(f"embedded:hf:{REPO}/missing.gguf", env)
+def test_an_unknown_hub_file_fails_with_a_clear_message(hub_env: dict[str, str]) -> None:
+    done = run(f"embedded:hf:{REPO}/missing.gguf", hub_env)
     assert done.returncode != 0
     assert "embedded:hf:stub-owner/tiny-gguf/missing.gguf" in done.stderr
 

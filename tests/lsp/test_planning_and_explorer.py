@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -77,6 +78,19 @@ def configure(editor: EditorClient, **settings: str) -> None:
     editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=settings))
 
 
+async def run_with(
+    editor: EditorClient,
+    model: ScriptedOpenAIServer,
+    turns: list[dict[str, Any]],
+    task: str,
+    **settings: str,
+) -> Any:
+    """`settings`, the model's `turns`, then lspAgent.run `task` on app.py."""
+    configure(editor, **settings)
+    model.set_turns(turns)
+    return await editor.run(task=task, uri=editor.uri("app.py"))
+
+
 def progress_messages(editor: EditorClient, token: str) -> list[str]:
     return [
         str(value.message)
@@ -88,9 +102,7 @@ def progress_messages(editor: EditorClient, token: str) -> list[str]:
 async def test_the_plan_is_progress_and_status_and_is_revised(
     editor: EditorClient, workspace: Path, model: ScriptedOpenAIServer
 ) -> None:
-    configure(editor, AGENT_PLANNING_INTERVAL="2")
-    model.set_turns(PLANNED_FIX)
-    started = await editor.run(task="fix add", uri=editor.uri("app.py"))
+    started = await run_with(editor, model, PLANNED_FIX, "fix add", AGENT_PLANNING_INTERVAL="2")
     await wait_for(lambda: len(model.chat_requests) >= 3, "the third model request")
     running = (await editor.command("lspAgent.status"))["job"]
     assert running is not None and running["plan"] == PLAN_1.replace("\n<end_plan>", "")
@@ -111,9 +123,9 @@ async def test_the_plan_is_progress_and_status_and_is_revised(
 async def test_the_explorer_reads_never_writes_and_answers_the_caller(
     editor: EditorClient, workspace: Path, model: ScriptedOpenAIServer
 ) -> None:
-    configure(editor, AGENT_SUBAGENTS="explorer")
-    model.set_turns(EXPLORED)
-    started = await editor.run(task="what does add do?", uri=editor.uri("app.py"))
+    started = await run_with(
+        editor, model, EXPLORED, "what does add do?", AGENT_SUBAGENTS="explorer"
+    )
     end = await job_end(editor, started["jobId"])
     assert "add() subtracts" in end.message
     assert (workspace / "app.py").read_bytes() == APP.encode()

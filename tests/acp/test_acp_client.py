@@ -35,6 +35,11 @@ def scenario(tmp_path: Path, workspace: Path, **prompt: Any) -> dict[str, Any]:
     }
 
 
+def first_turn(acp_client: Path, tmp_path: Path, workspace: Path, **prompt: Any) -> dict[str, Any]:
+    """The client's run of `scenario(tmp_path, workspace, **prompt)`: its first turn."""
+    return run_client(acp_client, tmp_path, scenario(tmp_path, workspace, **prompt))["turns"][0]
+
+
 def updates(turn: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [u for u in turn["updates"] if u["sessionUpdate"] == kind]
 
@@ -88,8 +93,7 @@ def _turn_that_writes_nothing(
 ) -> dict[str, Any]:
     """The client answers the permission request with `permission`: no byte of app.py changes."""
     before = (workspace / "app.py").read_bytes()
-    out = run_client(acp_client, tmp_path, scenario(tmp_path, workspace, permission=permission))
-    turn = out["turns"][0]
+    turn = first_turn(acp_client, tmp_path, workspace, permission=permission)
     assert turn["response"] == {"stopReason": stop_reason}
     assert (workspace / "app.py").read_bytes() == before
     assert turn["writes"] == []
@@ -127,12 +131,7 @@ def test_a_cancel_answers_cancelled_and_nothing_more_runs(
 def test_a_cancel_ends_the_turn_even_if_the_client_never_answers_the_question(
     acp_client: Path, tmp_path: Path, workspace: Path
 ) -> None:
-    out = run_client(
-        acp_client,
-        tmp_path,
-        scenario(tmp_path, workspace, permission="cancel_and_never_answer"),
-    )
-    turn = out["turns"][0]
+    turn = first_turn(acp_client, tmp_path, workspace, permission="cancel_and_never_answer")
     assert turn["response"] == {"stopReason": "cancelled"}
     assert turn["writes"] == [] and (workspace / "app.py").read_text() == APP
     assert tool_titles(turn) == ["read_file app.py", "propose_patch app.py", "apply_patch p1"]
@@ -142,10 +141,7 @@ def test_a_cancel_between_steps_stops_the_job(
     acp_client: Path, tmp_path: Path, workspace: Path
 ) -> None:
     slow = [{**FIX_TURNS[0], "delay_s": 0.5}, *({**t, "delay_s": 1.0} for t in FIX_TURNS[1:])]
-    out = run_client(
-        acp_client, tmp_path, scenario(tmp_path, workspace, script=slow, cancelOn="tool_call")
-    )
-    turn = out["turns"][0]
+    turn = first_turn(acp_client, tmp_path, workspace, script=slow, cancelOn="tool_call")
     assert turn["response"] == {"stopReason": "cancelled"}
     assert tool_titles(turn) == ["read_file app.py"]
     assert turn["permissions"] == [] and turn["writes"] == []
@@ -155,12 +151,9 @@ def test_a_cancel_between_steps_stops_the_job(
 def test_without_client_file_access_the_disk_writer_applies_the_fix(
     acp_client: Path, tmp_path: Path, workspace: Path
 ) -> None:
-    out = run_client(
-        acp_client,
-        tmp_path,
-        scenario(tmp_path, workspace, permission="allow_once", fs={"read": False, "write": False}),
+    turn = first_turn(
+        acp_client, tmp_path, workspace, permission="allow_once", fs={"read": False, "write": False}
     )
-    turn = out["turns"][0]
     assert turn["response"] == {"stopReason": "end_turn"}
     assert turn["reads"] == [] and turn["writes"] == []
     assert (workspace / "app.py").read_text() == FIXED
@@ -171,12 +164,9 @@ def test_the_agent_sees_the_clients_unsaved_buffer(
 ) -> None:
     unsaved = "# edited, not saved\n" + APP
     app = str(workspace / "app.py")
-    out = run_client(
-        acp_client,
-        tmp_path,
-        scenario(tmp_path, workspace, permission="allow_once", extra={"buffers": {app: unsaved}}),
+    turn = first_turn(
+        acp_client, tmp_path, workspace, permission="allow_once", extra={"buffers": {app: unsaved}}
     )
-    turn = out["turns"][0]
     (diff,) = [c for c in turn["permissions"][0]["toolCall"]["content"] if c["type"] == "diff"]
     assert diff["oldText"] == unsaved
     assert (workspace / "app.py").read_text() == "# edited, not saved\n" + FIXED
@@ -186,12 +176,9 @@ def test_a_prompt_while_one_runs_is_refused_and_the_first_finishes(
     acp_client: Path, tmp_path: Path, workspace: Path
 ) -> None:
     slow = [{**FIX_TURNS[0], "delay_s": 0.2}, {**FIX_TURNS[1], "delay_s": 1.0}, FIX_TURNS[-1]]
-    out = run_client(
-        acp_client,
-        tmp_path,
-        scenario(tmp_path, workspace, script=slow, promptWhileRunning="and also this"),
+    turn = first_turn(
+        acp_client, tmp_path, workspace, script=slow, promptWhileRunning="and also this"
     )
-    turn = out["turns"][0]
     assert turn["secondResult"]["error"]["code"] == -32600
     assert "already running" in turn["secondResult"]["error"]["data"]["details"]
     assert turn["response"] == {"stopReason": "end_turn"}
@@ -218,12 +205,9 @@ def test_a_patch_made_stale_while_asking_is_not_written(
 ) -> None:
     app = str(workspace / "app.py")
     edited = APP + "# the user typed this while the question was open\n"
-    out = run_client(
-        acp_client,
-        tmp_path,
-        scenario(tmp_path, workspace, permission="allow_once", editOnPermission={app: edited}),
+    turn = first_turn(
+        acp_client, tmp_path, workspace, permission="allow_once", editOnPermission={app: edited}
     )
-    turn = out["turns"][0]
     assert turn["writes"] == []
     assert (workspace / "app.py").read_text() == APP
     apply_id = updates(turn, "tool_call")[2]["toolCallId"]
@@ -245,12 +229,7 @@ def test_allow_always_covers_that_exact_command_only(
         {"tool": "run_cmd", "arguments": {"command": "tar -tf b.tar"}},
         {"final_answer": "listed."},
     ]
-    out = run_client(
-        acp_client,
-        tmp_path,
-        scenario(tmp_path, workspace, script=script, permission="allow_always"),
-    )
-    turn = out["turns"][0]
+    turn = first_turn(acp_client, tmp_path, workspace, script=script, permission="allow_always")
     assert [c["kind"] for c in updates(turn, "tool_call")] == ["execute"] * 3
     asked = [p["toolCall"]["title"] for p in turn["permissions"]]
     assert asked == ["Run `tar -tf a.tar`", "Run `tar -tf b.tar`"]  # a.tar once: the rule

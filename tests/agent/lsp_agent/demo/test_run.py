@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from lsp_agent.demo.run import (
     TINY_MODEL_TASK,
@@ -60,6 +61,13 @@ def scripted(tmp_path: Path, turns: list[dict]) -> str:
     return f"scripted:{script}"
 
 
+def scripted_demo(tmp_path: Path, turns: list[dict[str, Any]], *, returncode: int) -> str:
+    """The demo's output with the scripted model playing `turns`; it exits with `returncode`."""
+    out = run_demo("--model", scripted(tmp_path, turns))
+    assert out.returncode == returncode, out.stdout + out.stderr
+    return out.stdout
+
+
 def test_the_sample_repository_has_a_real_defect(tmp_path: Path) -> None:
     repo = make_sample_repository(tmp_path / "sample")
     assert not sample_tests_pass(repo)
@@ -78,9 +86,7 @@ def test_a_real_coding_model_gets_the_task_as_a_user_types_it() -> None:
 
 
 def test_a_fixing_model_goes_through_the_server_and_the_approval(tmp_path: Path) -> None:
-    out = run_demo("--model", scripted(tmp_path, FIX))
-    text = out.stdout
-    assert out.returncode == 0, text + out.stderr
+    text = scripted_demo(tmp_path, FIX, returncode=0)
     assert "tests pass before the agent: False" in text
     assert "Language server started over stdio" in text
     assert "Agent: ask…" in text
@@ -115,9 +121,7 @@ def test_phoenix_down_is_one_line_before_the_first_step(tmp_path: Path) -> None:
 
 
 def test_a_model_that_does_not_fix_it_is_reported_plainly(tmp_path: Path) -> None:
-    out = run_demo("--model", scripted(tmp_path, WRONG_FIX))
-    text = out.stdout
-    assert out.returncode == 1, text + out.stderr
+    text = scripted_demo(tmp_path, WRONG_FIX, returncode=1)
     # The wrong fix breaks nothing; the test that failed before still fails, and says so
     # (the check's progress line is cut between words to fit the editor's progress message).
     assert "check: passed [local] — fixed: none; broken: none;" in text

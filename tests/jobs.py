@@ -15,6 +15,17 @@ from tools.patches import DiskPatchWriter
 from tools.workspace import DiskWorkspace
 
 
+def fix_script(path: str, old: str, new: str, answer: str) -> list[dict[str, Any]]:
+    """A script: read `path`, propose the search/replace patch `old` -> `new`, apply it
+    (`p1`), answer `answer`."""
+    return [
+        {"tool": "read_file", "arguments": {"path": path}},
+        {"tool": "propose_patch", "arguments": {"path": path, "old": old, "new": new}},
+        {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
+        {"final_answer": answer},
+    ]
+
+
 def disk_job(task: str, repo: Path, settings: Settings, **kwargs: Any) -> JobRequest:
     """The job `task` on `repo`: files read from and written to its disk, every approval
     granted unless `approvals` says otherwise; `kwargs` as `JobRequest`'s."""

@@ -14,6 +14,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 
 from lsp_agent.testing import ScriptedOpenAIServer
+from tests.jobs import fix_script
 from tests.lsp.conftest import APP, job_end
 from tests.lsp.editor import (
     REAL_SERVER,
@@ -26,17 +27,16 @@ from tests.lsp.editor import (
 
 PLAN_1 = "1. Read app.py.\n2. Fix add with propose_patch.\n3. Apply it.\n<end_plan>"
 PLAN_2 = "1. Apply p1.\n2. Answer."
+READ, PROPOSE, APPLY, ANSWER = fix_script(
+    "app.py", "return a - b", "return a + b", "add() now adds."
+)
 PLANNED_FIX = [
     {"text": PLAN_1},
-    {"tool": "read_file", "arguments": {"path": "app.py"}},
-    {
-        "tool": "propose_patch",
-        "arguments": {"path": "app.py", "old": "return a - b", "new": "return a + b"},
-        "delay_s": 1.0,  # time for the test to read lspAgent.status mid-job
-    },
+    READ,
+    {**PROPOSE, "delay_s": 1.0},  # time for the test to read lspAgent.status mid-job
     {"text": PLAN_2},
-    {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-    {"final_answer": "add() now adds."},
+    APPLY,
+    ANSWER,
 ]
 ASK = {"tool": "explorer", "arguments": {"task": "What does add() in app.py return?"}}
 EXPLORED = [

@@ -15,6 +15,7 @@ import pytest_lsp
 from lsprotocol import types
 
 from lsp_agent.testing import ScriptedOpenAIServer
+from tests.jobs import fix_script
 from tests.lsp.conftest import APP, job_end
 from tests.lsp.editor import (
     CLIENTS,
@@ -26,15 +27,7 @@ from tests.lsp.editor import (
 )
 from tests.lsp.framing import run_jobs
 
-TURNS = [
-    {"tool": "read_file", "arguments": {"path": "app.py"}},
-    {
-        "tool": "propose_patch",
-        "arguments": {"path": "app.py", "old": "return a - b", "new": "return a + b"},
-    },
-    {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-    {"final_answer": "add() now adds."},
-]
+TURNS = fix_script("app.py", "return a - b", "return a + b", "add() now adds.")
 
 
 @pytest.fixture

@@ -21,24 +21,15 @@ from lsp_agent.agent.planning import (
 from lsp_agent.agent.runtime import run_job
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from tests.jobs import disk_job, run_scripted
+from tests.jobs import disk_job, fix_script, run_scripted
 
 SETTINGS = Settings(
     sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8, agent_planning_interval=2
 )
 PLAN_1 = "1. Read pkg/calc.py.\n2. Swap the operands with propose_patch.\n3. Apply it.<end_plan>"
 PLAN_2 = "1. Apply p1.\n2. Answer."
-FIX_WITH_PLANS = [
-    {"text": PLAN_1},
-    {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
-    {
-        "tool": "propose_patch",
-        "arguments": {"path": "pkg/calc.py", "old": "return a + b", "new": "return b + a"},
-    },
-    {"text": PLAN_2},  # before step 3 (1 + 2k)
-    {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-    {"final_answer": "Swapped the operands in add()."},
-]
+FIX = fix_script("pkg/calc.py", "return a + b", "return b + a", "Swapped the operands in add().")
+FIX_WITH_PLANS = [{"text": PLAN_1}, *FIX[:2], {"text": PLAN_2}, *FIX[2:]]  # PLAN_2: before step 3
 
 
 def run(repo: Path, turns: list[dict], settings: Settings = SETTINGS, cancel=None):

@@ -10,7 +10,7 @@ from threading import Event
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
-from tests.jobs import run_scripted, tool_texts
+from tests.jobs import fix_script, run_scripted, tool_texts
 from tools.approval_gate import RejectAll
 
 SETTINGS = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8)
@@ -26,13 +26,9 @@ def test_five_step_task_completes_and_changes_the_file(tmp_repo: Path) -> None:
         tmp_repo,
         [
             {"tool": "list_files", "arguments": {"pattern": "*.py"}},
-            {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
-            {
-                "tool": "propose_patch",
-                "arguments": {"path": "pkg/calc.py", "old": "return a + b", "new": "return b + a"},
-            },
-            {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-            {"final_answer": "Swapped the operands in add()."},
+            *fix_script(
+                "pkg/calc.py", "return a + b", "return b + a", "Swapped the operands in add()."
+            ),
         ],
     )
     assert result.status == "answered", result

@@ -10,15 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-FIX = [
-    {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
-    {
-        "tool": "propose_patch",
-        "arguments": {"path": "pkg/calc.py", "old": "return a + b", "new": "return b + a"},
-    },
-    {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-    {"final_answer": "Swapped the operands."},
-]
+from tests.jobs import fix_script
+
+FIX = fix_script("pkg/calc.py", "return a + b", "return b + a", "Swapped the operands.")
 
 
 def lsp_agent_run(

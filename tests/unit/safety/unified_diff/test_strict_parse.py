@@ -68,30 +68,21 @@ def test_added_deleted_and_renamed_files():
             ),
             "backslash",
         ),
+        (
+            "diff --git a/logo.png b/logo.png\nindex 1111111..2222222 100644\n"
+            "GIT binary patch\nliteral 5\nMcmZ?wbhEHbO\n\nliteral 0\nHcmV?d00001\n",
+            "binary",
+        ),
+        ("Binary files a/logo.png and b/logo.png differ\n", "binary"),
+        (
+            "diff --git a/link b/link\nnew file mode 120000\n--- /dev/null\n+++ b/link\n"
+            "@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n",
+            "symlink",
+        ),
     ],
 )
 def test_bad_diffs_are_refused_with_a_reason(diff, message):
     with pytest.raises(PatchError, match=message):
-        parse_strict(diff)
-
-
-def test_binary_patches_are_refused():
-    git_binary = (
-        "diff --git a/logo.png b/logo.png\nindex 1111111..2222222 100644\n"
-        "GIT binary patch\nliteral 5\nMcmZ?wbhEHbO\n\nliteral 0\nHcmV?d00001\n"
-    )
-    with pytest.raises(PatchError, match="binary"):
-        parse_strict(git_binary)
-    with pytest.raises(PatchError, match="binary"):
-        parse_strict("Binary files a/logo.png and b/logo.png differ\n")
-
-
-def test_symlinks_are_refused():
-    diff = (
-        "diff --git a/link b/link\nnew file mode 120000\n--- /dev/null\n+++ b/link\n"
-        "@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n"
-    )
-    with pytest.raises(PatchError, match="symlink"):
         parse_strict(diff)
 
 

@@ -102,22 +102,17 @@ def check_in_memory(
     try:
         apply_to_texts(parsed, read)
     except PatchError as exc:
-        return PatchCheck(
-            applies=False,
-            check_passed=None,
-            output=f"the diff does not apply: {exc}",
-            duration_s=time.monotonic() - started,
-            backend=backend,
-            available=False,
-            files=parsed.paths,
-        )
+        applies, output, unavailable = False, f"the diff does not apply: {exc}", ""
+    else:
+        applies, output = True, f"the diff applies; check: unavailable ({reason})"
+        unavailable = reason
     return PatchCheck(
-        applies=True,
+        applies=applies,
         check_passed=None,
-        output=f"the diff applies; check: unavailable ({reason})",
+        output=output,
         duration_s=time.monotonic() - started,
         backend=backend,
         available=False,
         files=parsed.paths,
-        unavailable_reason=reason,
+        unavailable_reason=unavailable,
     )

@@ -55,16 +55,7 @@ async def test_one_annotation_per_hunk_in_the_preview(
         "@@ -2,3 +2,3 @@\n line 2\n-line 3\n+LINE 3\n line 4\n"
         "@@ -30,3 +30,3 @@\n line 30\n-line 31\n+LINE 31\n line 32\n"
     )
-    use_script(
-        editor,
-        [
-            {"tool": "propose_patch_unified", "arguments": {"diff": diff}},
-            {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-            {"final_answer": "ok"},
-        ],
-    )
-    started = await editor.run(task="shout")
-    await job_end(editor, started["jobId"])
+    await run_unified(editor, diff, "shout", "ok")
     assert (workspace / "long.txt").read_text() == LONG.replace("line 3\n", "LINE 3\n").replace(
         "line 31\n", "LINE 31\n"
     )
@@ -234,16 +225,7 @@ async def test_create_rename_and_delete_files(editor: EditorClient, workspace: P
         "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n"
         "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
     )
-    script = use_script(
-        editor,
-        [
-            {"tool": "propose_patch_unified", "arguments": {"diff": diff}},
-            {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-            {"final_answer": "files moved"},
-        ],
-    )
-    started = await editor.run(task="shuffle files")
-    await job_end(editor, started["jobId"])
+    script = await run_unified(editor, diff, "shuffle files", "files moved")
     assert observation(script, "apply_patch").startswith("applied"), trace_of(script)
     assert (workspace / "pkg" / "new.py").read_text() == "def new():\n    return 1\n"
     assert (workspace / "renamed.txt").read_text() == "keep me\n"
@@ -264,21 +246,26 @@ async def test_file_operations_need_client_support(
 
     await start_editor(raw_editor, workspace, raw_editor.preset, tweak=no_resource_ops)
     before = snapshot(workspace)
-    script = use_script(
-        raw_editor,
-        [
-            {
-                "tool": "propose_patch_unified",
-                "arguments": {"diff": "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n"},
-            },
-            {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-            {"final_answer": "could not"},
-        ],
-    )
-    started = await raw_editor.run(task="create")
-    await job_end(raw_editor, started["jobId"])
+    new_file = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n"
+    script = await run_unified(raw_editor, new_file, "create", "could not")
     assert snapshot(workspace) == before and raw_editor.edits == []
     assert "cannot create files" in observation(script, "apply_patch")
+
+
+async def run_unified(editor: EditorClient, diff: str, task: str, answer: str) -> Path:
+    """A job `task` whose model proposes `diff` (propose_patch_unified), applies it and
+    answers `answer`; its script, once the job has ended."""
+    script = use_script(
+        editor,
+        [
+            {"tool": "propose_patch_unified", "arguments": {"diff": diff}},
+            {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
+            {"final_answer": answer},
+        ],
+    )
+    started = await editor.run(task=task)
+    await job_end(editor, started["jobId"])
+    return script
 
 
 def trace_of(script: Path) -> str:

@@ -149,11 +149,18 @@ def test_writer_sends_the_current_version_and_maps_results(tmp_path: Path) -> No
     skipped = the_writer.write(result)  # "applied", but the buffer never changed (Neovim 0.7)
     assert skipped.status == "failed" and "did not change" in skipped.reason
 
-    def partly(_params: Any) -> types.ApplyWorkspaceEditResult:
-        buffers.update(uri, "a = 1\n# only some hunks\n", 11)
-        return types.ApplyWorkspaceEditResult(applied=True)
+    def buffer_becomes(text: str, version: int, *, applied: bool) -> Any:
+        """An editor answer: the buffer changes to `text` meanwhile, then `applied`."""
 
-    client.auto[types.WORKSPACE_APPLY_EDIT] = partly
+        def answer(_params: Any) -> types.ApplyWorkspaceEditResult:
+            buffers.update(uri, text, version)
+            return types.ApplyWorkspaceEditResult(applied=applied)
+
+        return answer
+
+    client.auto[types.WORKSPACE_APPLY_EDIT] = buffer_becomes(
+        "a = 1\n# only some hunks\n", 11, applied=True
+    )
     partial = the_writer.write(result)
     assert partial.status == "applied" and "partially applied: x.py" in partial.reason
 
@@ -167,11 +174,7 @@ def test_writer_sends_the_current_version_and_maps_results(tmp_path: Path) -> No
     client.auto[types.WORKSPACE_APPLY_EDIT] = types.ApplyWorkspaceEditResult(applied=False)
     assert the_writer.write(result).status == "rejected"
 
-    def moved(_params: Any) -> types.ApplyWorkspaceEditResult:
-        buffers.update(uri, "a = 1\n# typed\n", 7)
-        return types.ApplyWorkspaceEditResult(applied=False)
-
-    client.auto[types.WORKSPACE_APPLY_EDIT] = moved
+    client.auto[types.WORKSPACE_APPLY_EDIT] = buffer_becomes("a = 1\n# typed\n", 7, applied=False)
     stale = the_writer.write(result)
     assert stale.status == "failed" and "while the edit was pending" in stale.reason
 

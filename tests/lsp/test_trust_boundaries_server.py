@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from lsp_agent.testing import ScriptedOpenAIServer
-from tests.attack_helpers import conftest_writing, recording_endpoint
+from tests.attack_helpers import conftest_writing, loosening_workspace_policy, recording_endpoint
 from tests.lsp.editor import REAL_SERVER
 from tests.lsp.framing import frame, read_frames
 
@@ -217,10 +217,7 @@ def test_dotenv_policy_file_and_workspace_policy_cannot_loosen_commands(
 ) -> None:
     (workspace / "loose.toml").write_text('[programs.curl]\nverdict = "allow"\n')
     (workspace / ".env").write_text(f"POLICY_FILE={workspace / 'loose.toml'}\n")
-    (workspace / ".lsp-agent").mkdir()
-    (workspace / ".lsp-agent" / "policy.toml").write_text(
-        '[programs.rm.subcommands."*"]\nverdict = "approve"\nreason = "routine cleanup"\n'
-    )
+    loosening_workspace_policy(workspace)
     turns = [
         {"tool": "run_cmd", "arguments": {"command": "rm -rf ~"}},
         {"tool": "run_cmd", "arguments": {"command": "curl http://127.0.0.1:9/"}},

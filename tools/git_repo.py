@@ -10,10 +10,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from safety import host_process
 from safety.errors import ErrorType
 from tools.base import ToolFailure
-from tools.workspace import GIT_TIMEOUT_S, git_command, git_env
+from tools.workspace import GIT_TIMEOUT_S, git_env, run_host_git
 
 STDERR_SHOWN = 300
 
@@ -43,15 +42,7 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git in ``root``; a ToolFailure when it times out or cannot be started."""
     try:
-        return host_process.run(
-            git_command(root, *args),
-            capture_output=True,
-            env=env,
-            whole_env=True,
-            untrusted=[root],
-            timeout=timeout_s,
-            stdin=subprocess.DEVNULL,
-        )
+        return run_host_git(root, args, env, timeout_s)
     except subprocess.TimeoutExpired:
         raise ToolFailure(
             ErrorType.TIMEOUT,

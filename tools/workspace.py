@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -179,6 +179,22 @@ def git_command(root: Path, *args: str) -> list[str]:
     ]
 
 
+def run_host_git(
+    root: Path, args: Sequence[str], env: Mapping[str, str], timeout_s: float
+) -> subprocess.CompletedProcess[bytes]:
+    """`git ARGS` in ``root`` on the host, with ``env`` (see `git_env`), output captured and no
+    stdin; the repository counts as untrusted. Raises OSError or subprocess.TimeoutExpired."""
+    return host_process.run(
+        git_command(root, *args),
+        capture_output=True,
+        env=env,
+        whole_env=True,
+        untrusted=[root],
+        timeout=timeout_s,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def git_env(root: Path | None = None, timeout_s: float = GIT_TIMEOUT_S) -> dict[str, str]:
     """The environment for git: no system config, no prompts, no redirected repository.
 
@@ -211,16 +227,8 @@ def git_env(root: Path | None = None, timeout_s: float = GIT_TIMEOUT_S) -> dict[
 
 def _filter_drivers(root: Path, env: dict[str, str], timeout_s: float) -> set[str]:
     """Names of the filter drivers configured for the repository at ``root``."""
-    argv = git_command(root, "config", "-z", "--name-only", "--get-regexp", r"^filter\.")
-    proc = host_process.run(
-        argv,
-        capture_output=True,
-        env=env,
-        whole_env=True,
-        untrusted=[root],
-        timeout=timeout_s,
-        stdin=subprocess.DEVNULL,
-    )
+    args = ("config", "-z", "--name-only", "--get-regexp", r"^filter\.")
+    proc = run_host_git(root, args, env, timeout_s)
     drivers: set[str] = set()
     for raw in proc.stdout.split(b"\0"):
         name = raw.decode("utf-8", errors="surrogateescape")
@@ -231,17 +239,9 @@ def _filter_drivers(root: Path, env: dict[str, str], timeout_s: float) -> set[st
 
 def git_listed_files(root: Path) -> list[str] | None:
     """``git ls-files -co --exclude-standard`` under ``root``, or None if not a git repo."""
-    argv = git_command(root, "ls-files", "-z", "-c", "-o", "--exclude-standard")
+    args = ("ls-files", "-z", "-c", "-o", "--exclude-standard")
     try:
-        proc = host_process.run(
-            argv,
-            capture_output=True,
-            env=git_env(root),
-            whole_env=True,
-            untrusted=[root],
-            timeout=GIT_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-        )
+        proc = run_host_git(root, args, git_env(root), GIT_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:

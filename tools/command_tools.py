@@ -14,6 +14,7 @@ from typing import Any
 from safety.errors import ErrorType
 from sandbox.project import AUTO_CHECK_COMMAND
 from tools.base import AgentTool, ToolFailure
+from tools.test_failures import next_step_after_failure
 
 TAIL_LINES = 60
 
@@ -81,5 +82,10 @@ class RunTests(CommandToolBase):
 
     def forward(self, command: str | None = None) -> dict[str, Any]:
         reply = self.run_shell(command or self.default_command())
-        reply = {"passed": reply["exit_code"] == 0, **reply}
-        return reply
+        passed = reply["exit_code"] == 0
+        hint = "" if passed else next_step_after_failure(_output(reply), self.context.workspace)
+        return {"passed": passed, **({"next": hint} if hint else {}), **reply}
+
+
+def _output(reply: dict[str, Any]) -> str:
+    return f"{reply.get('stdout', '')}\n{reply.get('stderr', '')}"

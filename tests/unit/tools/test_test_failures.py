@@ -1,0 +1,112 @@
+"""A failing run_tests names the code under test (not the test file) and the call that
+reads it; the output parsed is real pytest and unittest output of real failing repos."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sandbox.project import project_profile
+from sandbox.protocol import RunResult
+from tests.fake_sandbox import FakeSandbox
+from tests.tool_context import tool_context
+from tools.command_tools import RunTests
+from tools.test_failures import code_under_test, next_step_after_failure
+from tools.workspace import DiskWorkspace
+
+TEMPERATURE = "def is_freezing(celsius):\n    return celsius < 0\n"
+TEST_TEMPERATURE = (
+    "from temperature import is_freezing\n\n\n"
+    "def test_zero_freezes():\n    assert is_freezing(0)\n\n\n"
+    "def test_warm():\n    assert not is_freezing(5)\n"
+)
+
+
+def real_output(root: Path, *argv: str) -> str:
+    """What the test command prints in `root` (the repository's tests really run)."""
+    done = subprocess.run(
+        [sys.executable, "-B", *argv],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        timeout=300,
+    )
+    assert done.returncode != 0, done.stdout
+    return done.stdout + "\n" + done.stderr
+
+
+def bugfix_repo(root: Path) -> Path:
+    (root / "temperature.py").write_text(TEMPERATURE)
+    (root / "test_temperature.py").write_text(TEST_TEMPERATURE)
+    return root
+
+
+def test_a_failing_assertion_in_the_test_names_the_module_it_imports(tmp_path: Path) -> None:
+    root = bugfix_repo(tmp_path)
+    output = real_output(root, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert code_under_test(output, DiskWorkspace(root)) == ["temperature.py"]
+    hint = next_step_after_failure(output, DiskWorkspace(root))
+    assert 'read_file(path="temperature.py")' in hint
+
+
+def test_a_failure_raised_in_the_code_names_that_file_first(tmp_path: Path) -> None:
+    pkg = tmp_path / "src" / "shop"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "prices.py").write_text("def net(x):\n    raise ValueError(x)\n")
+    (pkg / "helpers.py").write_text("ROUND = 2\n")
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_prices.py").write_text(
+        "from shop import helpers\nfrom shop.prices import net\n\n\n"
+        "def test_net():\n    assert net(3) == 3\n"
+    )
+    output = real_output(
+        tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", ".", "-o",
+        "pythonpath=src",
+    )  # fmt: skip
+    assert code_under_test(output, DiskWorkspace(tmp_path)) == [
+        "src/shop/prices.py",
+        "src/shop/helpers.py",
+    ]
+
+
+def test_unittest_output_is_read_too(tmp_path: Path) -> None:
+    root = bugfix_repo(tmp_path)
+    (root / "test_temperature.py").write_text(
+        "import unittest\n\nimport temperature\n\n\n"
+        "class T(unittest.TestCase):\n"
+        "    def test_zero(self):\n        self.assertTrue(temperature.is_freezing(0))\n"
+    )
+    output = real_output(root, "-m", "unittest", "test_temperature")
+    assert code_under_test(output, DiskWorkspace(root)) == ["temperature.py"]
+
+
+def test_nothing_is_named_outside_the_workspace_or_when_nothing_matches(tmp_path: Path) -> None:
+    root = bugfix_repo(tmp_path)
+    outside = "../secret.py:3: AssertionError\n/etc/x.py:1: in f\nFAILED gone_test.py::t - x\n"
+    assert code_under_test(outside, DiskWorkspace(root)) == []
+    assert next_step_after_failure("error: no tests ran", DiskWorkspace(root)) == ""
+    (root / "test_temperature.py").write_text("def test(:\n")  # unparsable: no imports
+    assert code_under_test("FAILED test_temperature.py::test", DiskWorkspace(root)) == []
+
+
+def test_run_tests_puts_the_next_step_in_a_failing_reply_only(tmp_path: Path) -> None:
+    root = bugfix_repo(tmp_path)
+    output = real_output(root, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    failing = FakeSandbox(run_result=RunResult(1, output, "", False, 0.1, "docker"))
+    context = tool_context(
+        DiskWorkspace(root), sandbox_factory=lambda: failing, project=project_profile(root)
+    )
+    reply = json.loads(json.dumps(RunTests(context).forward()))
+    assert reply["passed"] is False
+    assert list(reply)[:2] == ["passed", "next"]  # ahead of the output a cut may shorten
+    assert 'read_file(path="temperature.py")' in reply["next"]
+    passing = FakeSandbox(run_result=RunResult(0, "2 passed\n", "", False, 0.1, "docker"))
+    context = tool_context(
+        DiskWorkspace(root), sandbox_factory=lambda: passing, project=project_profile(root)
+    )
+    assert "next" not in RunTests(context).forward()

@@ -1,0 +1,154 @@
+"""What a failing test run points at: the code under test, named in `run_tests`' reply.
+
+A small model shown a failing assertion rewrites the assertion: Qwen2.5-Coder-1.5B patched
+the test file on 12 of 12 bug-fix tasks ("The tests in test_X.py fail. Find and fix the bug
+in X.py.") and never read X.py. The reply of a failing run therefore says which files the
+failing tests exercise (the non-test files in the traceback, then what the failing test
+files import) and the exact call that reads the first one.
+
+Only names of files that exist in the workspace come out; test files are read through the
+workspace (open buffers included) and parsed, never run.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections.abc import Iterable
+
+from sandbox.project import is_test_file
+from tools.workspace import Workspace
+
+MAX_NAMED = 3
+MAX_TEST_FILE_CHARS = 200_000  # a larger test file is not parsed for its imports
+_FAILED = re.compile(r"^(?:FAILED|ERROR) ([\w./-]+\.py)::", re.M)  # pytest's summary
+_FRAME = re.compile(r"^([\w./-]+\.py):\d+: ", re.M)  # pytest's traceback locations
+_UNITTEST_FRAME = re.compile(r'^\s*File "([\w./-]+\.py)", line \d+', re.M)
+_UNITTEST_FAILED = re.compile(r"^(?:FAIL|ERROR): \w+ \(([\w.]+)\)", re.M)
+
+
+def code_under_test(output: str, workspace: Workspace) -> list[str]:
+    """Non-test files of the workspace that the failing tests in `output` exercise, most
+    likely first: files named in the traceback, then the failing test files' imports."""
+    named = [p for pattern in (_FRAME, _UNITTEST_FRAME, _FAILED) for p in pattern.findall(output)]
+    mentioned = [known for path in _unique(named) if (known := _in_workspace(path, workspace))]
+    for test_id in _UNITTEST_FAILED.findall(output):  # "test_x (pkg.test_mod.Class.test_x)"
+        parts = test_id.split(".")
+        modules = ("/".join(parts[:end]) + ".py" for end in range(len(parts), 0, -1))
+        mentioned.extend(m for m in modules if is_test_file(m) and _exists(workspace, m))
+    mentioned = _unique(mentioned)
+    found = [path for path in mentioned if not _is_test_support(path)]
+    for test_file in (path for path in mentioned if is_test_file(path)):
+        found.extend(_imported_files(test_file, workspace))
+    return _unique(found)[:MAX_NAMED]
+
+
+def next_step_after_failure(output: str, workspace: Workspace) -> str:
+    """The reply's `next` for a failing run ("" when no code under test is found)."""
+    files = code_under_test(output, workspace)
+    if not files:
+        return ""
+    named = ", ".join(files)
+    return (
+        f'The failing tests exercise {named}. Next: read_file(path="{files[0]}") and fix '
+        "the bug in that code; the tests say what is expected, so change a test only if the "
+        "task asks for it."
+    )
+
+
+def _imported_files(test_file: str, workspace: Workspace) -> list[str]:
+    try:
+        text = workspace.read_text(test_file)
+    except (OSError, ValueError):
+        return []
+    if len(text) > MAX_TEST_FILE_CHARS:
+        return []
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    directory = posixpath.dirname(test_file)
+    files: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [(alias.name, 0) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            modules = [(base, node.level)]
+            modules += [(f"{base}.{a.name}" if base else a.name, node.level) for a in node.names]
+        else:
+            continue
+        if isinstance(node, ast.ImportFrom) and len(modules) > 1:
+            # `from pkg import mod` names pkg/mod.py; the package itself only when none is one
+            modules = modules[1:] + modules[:1]
+        resolved = False
+        for module, level in modules:
+            if resolved and isinstance(node, ast.ImportFrom) and module == (node.module or ""):
+                continue
+            path = _first_existing(_module_files(module, level, directory), workspace)
+            if path is not None:
+                resolved = True
+                if not _is_test_support(path):
+                    files.append(path)
+    return files
+
+
+def _first_existing(paths: list[str], workspace: Workspace) -> str | None:
+    return next((path for path in paths if _exists(workspace, path)), None)
+
+
+def _module_files(module: str, level: int, directory: str) -> list[str]:
+    """Where `module` (imported `level` packages up from `directory`) may live."""
+    if not module:
+        return []
+    stem = module.replace(".", "/")
+    if level:
+        up = directory
+        for _ in range(level - 1):
+            up = posixpath.dirname(up)
+        bases = [up]
+    else:  # the test's folder (rootdir-relative imports), the root, src layout
+        bases = _unique([directory, "", "src"])
+    paths: list[str] = []
+    for base in bases:
+        for suffix in (".py", "/__init__.py"):
+            paths.append(_relative(posixpath.join(base, stem + suffix)))
+    return paths
+
+
+def _is_test_support(path: str) -> bool:
+    name = posixpath.basename(path)
+    return is_test_file(path) or name == "conftest.py" or "/tests/" in f"/{path}"
+
+
+def _exists(workspace: Workspace, path: str) -> bool:
+    try:
+        return workspace.exists(path)
+    except (OSError, ValueError):  # a path the workspace refuses is not named
+        return False
+
+
+def _in_workspace(path: str, workspace: Workspace) -> str:
+    """`path` as the workspace names it ("" when it is not one of its files). An absolute
+    path (unittest prints them; the sandbox's copy lives elsewhere) is matched by its
+    longest tail that is a workspace file, never an installed library's."""
+    if not path.startswith("/"):
+        relative = _relative(path)
+        return relative if relative and _exists(workspace, relative) else ""
+    if "/lib/python" in path or "-packages/" in path:
+        return ""
+    parts = [part for part in path.split("/") if part]
+    tails = ("/".join(parts[start:]) for start in range(len(parts)))
+    return next((tail for tail in tails if _exists(workspace, tail)), "")
+
+
+def _relative(path: str) -> str:
+    normal = posixpath.normpath(path)
+    if normal.startswith(("/", "../")) or normal in (".", ".."):
+        return ""
+    return normal
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -37,8 +37,9 @@ class CommandToolBase(AgentTool):
             raise ToolFailure(
                 ErrorType.SANDBOX_ERROR,
                 f"Commands cannot run here: {result.stderr.strip() or 'no sandbox available'}",
-                "Carry on without running commands: read files and propose patches; "
-                "the user can run `lsp-agent sandbox build` to enable them.",
+                "Carry on with the task without running commands: answer what you can "
+                "from what you know and the files you read, and propose patches; the user "
+                "can run `lsp-agent sandbox build` to enable them.",
             )
         reply: dict[str, Any] = {"exit_code": result.exit_code}
         if result.timed_out:

@@ -126,6 +126,6 @@ def test_qwen_stops_at_the_end_of_its_call(qwen_server: Any) -> None:
 def test_qwen_answers_short_levels_through_llama_server(qwen_server: Any, key: str) -> None:
     (level,) = select_levels((key,))
     record = run_level_once(level, settings_for(qwen_server, QWEN))
-    assert record.passed, record
+    assert record.passed, (record.reason, record.tools, record.answer, record.requests)
     reasons = [r.get("finish_reason") for r in record.requests]
     assert "length" not in reasons, record.requests  # no reply ran to max_tokens

@@ -72,29 +72,23 @@ def _imported_files(test_file: str, workspace: Workspace) -> list[str]:
     files: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            modules = [(alias.name, 0) for alias in node.names]
+            found = [_resolve(a.name, 0, directory, workspace) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            modules = [(base, node.level)]
-            modules += [(f"{base}.{a.name}" if base else a.name, node.level) for a in node.names]
+            # `from pkg import mod` names pkg/mod.py; the package itself only when none is one
+            base, level = node.module or "", node.level
+            names = (f"{base}.{a.name}" if base else a.name for a in node.names)
+            found = [_resolve(name, level, directory, workspace) for name in names]
+            if not any(found):
+                found = [_resolve(base, level, directory, workspace)]
         else:
             continue
-        if isinstance(node, ast.ImportFrom) and len(modules) > 1:
-            # `from pkg import mod` names pkg/mod.py; the package itself only when none is one
-            modules = modules[1:] + modules[:1]
-        resolved = False
-        for module, level in modules:
-            if resolved and isinstance(node, ast.ImportFrom) and module == (node.module or ""):
-                continue
-            path = _first_existing(_module_files(module, level, directory), workspace)
-            if path is not None:
-                resolved = True
-                if not _is_test_support(path):
-                    files.append(path)
+        files.extend(path for path in found if path and not _is_test_support(path))
     return files
 
 
-def _first_existing(paths: list[str], workspace: Workspace) -> str | None:
+def _resolve(module: str, level: int, directory: str, workspace: Workspace) -> str | None:
+    """The workspace file `module` is imported from, if it is one."""
+    paths = _module_files(module, level, directory)
     return next((path for path in paths if _exists(workspace, path)), None)
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lsp_agent.models.embedded.choice_scoring import choose
@@ -48,6 +48,7 @@ __all__ = ["Choices", "WrittenArguments", "write_arguments"]
 # Choices per argument name: fixed values, or values that depend on the arguments so far.
 Choices = Mapping[str, Sequence[str] | Callable[[Mapping[str, Any]], Sequence[str]]]
 CLOSE = "}}"
+_DECODER = json.JSONDecoder()
 VALUE_LEAD = " "  # between a key's colon and its value, written with the value
 
 
@@ -109,16 +110,12 @@ def write_arguments(
         pending += key
         options, exhaustive = _options(argument, choices, values)
         own: Generation | None = None
+        rest = ""  # text of the value after the tokens kept (a token that ran past its end)
         if not exhaustive:  # a free value, or one the options only suggest
-            own = decoder.generate(
-                written(),
-                max_tokens=max(max_tokens - sampled, 1),
-                temperature=temperature,
-                grammar=value_grammar(argument, lead=VALUE_LEAD),
-                stop=_stop,
+            own, rest, count = _write_value(
+                decoder, written(), argument, max(max_tokens - sampled, 1), temperature
             )
-            sampled += len(own.tokens)
-            log.debug("%s written: %r (%s)", argument.name, own.text, own.finish_reason)
+            sampled += count
             if own.finish_reason != "stop":  # cut short: no valid call
                 if not options:
                     return WrittenArguments(text + own.text, sampled, chosen, False)
@@ -133,13 +130,77 @@ def write_arguments(
                 own = None
                 chosen += len(tokenize(value))
         if own is not None:
-            kept, pending = [*written(), *own.tokens], ""
+            kept, pending = [*written(), *own.tokens], rest
             value = own.text
         else:
             pending += value
         text += value
         values[argument.name] = json.loads(value)
     return WrittenArguments(text + CLOSE, sampled, chosen, True)
+
+
+def _write_value(
+    decoder: Decoder,
+    prompt: Sequence[int],
+    argument: ArgumentSpec,
+    max_tokens: int,
+    temperature: float,
+) -> tuple[Generation, str, int]:
+    """The model's value for `argument` under its grammar: the value (a string cut at its
+    closing quote, `_string_value`), its text after the tokens kept, and tokens sampled."""
+    string = argument.type == "string"
+    own = decoder.generate(
+        prompt,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        grammar=value_grammar(argument, lead=VALUE_LEAD, tail=True),
+        stop=_string_stop if string else _stop,
+    )
+    log.debug("%s written: %r (%s)", argument.name, own.text, own.finish_reason)
+    sampled = len(own.tokens)
+    if not string:
+        return own, "", sampled
+    value, rest = _string_value(own, decoder.piece)
+    return value, rest, sampled
+
+
+def _string_end(text: str) -> int | None:
+    """Where the JSON string that `text` begins (after `VALUE_LEAD`) ends, if it has."""
+    start = text.find('"')
+    if start < 0:
+        return None
+    try:
+        _, end = _DECODER.raw_decode(text, start)
+    except ValueError:
+        return None
+    return end
+
+
+def _string_stop(text: str) -> bool:
+    return _string_end(text) is not None or ends_in_loop(text)
+
+
+def _string_value(
+    own: Generation, piece: Callable[[Sequence[int]], bytes]
+) -> tuple[Generation, str]:
+    """A written string value alone: `own` cut at its closing quote, with the tokens wholly
+    inside the value, and the value's text after them (the closing quote, when the model
+    wrote it in one token with what follows: `"}}`). Unfinished: `own` as it is."""
+    end = _string_end(own.text)
+    if end is None:
+        return own, ""
+    value = own.text[:end]
+    size = len(value.encode("utf-8"))
+    tokens: list[int] = []
+    used = 0
+    for token in own.tokens:
+        length = len(piece([token]))
+        if used + length > size:
+            break
+        tokens.append(token)
+        used += length
+    rest = value.encode("utf-8")[used:].decode("utf-8", errors="replace")
+    return replace(own, text=value, tokens=tokens, finish_reason="stop"), rest
 
 
 def _options(

@@ -280,11 +280,23 @@ def call_head(name: str, opener: str = CALL_PREFIX) -> str:
     return f'{opener}{name}", "arguments": {{'
 
 
-def value_grammar(argument: ArgumentSpec, lead: str = "") -> str:
+# What may follow a string value's closing quote in one token: tokenizers merge the quote
+# with the call's next characters (Qwen2.5: `"}}`, `"}}\n`, `",`, `"},`).
+STRING_TAIL = 'tail ::= [,}] [ ,}\\n"]{0,3}'
+
+
+def value_grammar(argument: ArgumentSpec, lead: str = "", *, tail: bool = False) -> str:
     """GBNF for one argument's value alone (the same rule as in `tool_call_grammar`), after
-    the text `lead`."""
+    the text `lead`. With `tail`, a string value may run on into the call's next characters
+    (`STRING_TAIL`), so a token that closes the string and the call at once is not refused:
+    refused, it left the model only string characters, and Qwen2.5-Coder-1.5B wrote the
+    `}}` it meant into the string and ran on (`"calc}} a short summary: …"`). The writer
+    keeps the value and drops the rest (`call_writer`)."""
     start = f"{_literal(lead)} " if lead else ""
-    return f"root ::= {start}{_value_rule(argument)}\n" + COMMON_RULES.lstrip("\n")
+    value = _value_rule(argument)
+    if tail and argument.type == "string" and not argument.choices:
+        return f"root ::= {start}{value} tail?\n{STRING_TAIL}\n" + COMMON_RULES.lstrip("\n")
+    return f"root ::= {start}{value}\n" + COMMON_RULES.lstrip("\n")
 
 
 def call_text(name: str, arguments: Mapping[str, Any]) -> str:

@@ -1,0 +1,101 @@
+"""A string argument ends where the model closes it, also when its closing quote comes in one
+token with the call's next characters (Qwen2.5-Coder's `"}}`, `",`): the value grammar admits
+that token and the writer keeps the value alone (`call_writer._string_value`).
+
+Before, the grammar refused `"}}`, the model's likeliest token after `"calc`, and the masked
+fallback took `}}` as string text: Qwen2.5-Coder-1.5B then wrote 1,200 characters into
+`package` (`"calc}} a short summary: …"`) and never called the tool with `calc`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from lsp_agent.models.embedded.call_writer import _string_value
+from lsp_agent.models.embedded.decoder import Generation
+from lsp_agent.models.embedded.grammar_sampler import (
+    ConstrainedLlama,
+    grammar_accepts,
+    quiet_llama,
+)
+from lsp_agent.models.embedded.tool_grammar import ArgumentSpec, value_grammar
+from lsp_agent.models.errors import ModelConfigError
+from tests.conftest import require_component
+
+QWEN = "embedded:qwen2.5-coder-1.5b"
+PACKAGE = ArgumentSpec("package", "string", True)
+
+
+@pytest.fixture(scope="module")
+def qwen_vocab() -> Iterator[ConstrainedLlama]:
+    from lsp_agent.models.embedded.loader import embedded_gguf
+
+    try:
+        path = embedded_gguf(QWEN)
+    except ModelConfigError as exc:
+        require_component("Qwen2.5-Coder-1.5B (the qwen extra)", False, str(exc))
+    llama = quiet_llama(path, vocab_only=True, n_ctx=64)
+    yield llama
+    llama.close()
+
+
+def tokens(vocab: ConstrainedLlama, text: str) -> list[int]:
+    return list(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+def pieces(vocab: ConstrainedLlama, ids: Sequence[int]) -> list[str]:
+    return [vocab.detokenize([i]).decode("utf-8") for i in ids]
+
+
+@pytest.mark.parametrize("text", [' "calc"}}', ' "calc"}}\n', ' "calc.py",', ' "x"},'])
+def test_a_token_that_closes_the_string_and_the_call_is_admitted(
+    qwen_vocab: ConstrainedLlama, text: str
+) -> None:
+    # the closing quote is not a token of its own here: the old grammar had to refuse it
+    assert not any(p == '"' for p in pieces(qwen_vocab, tokens(qwen_vocab, text))[1:])
+    assert grammar_accepts(qwen_vocab, value_grammar(PACKAGE, lead=" ", tail=True), text)
+    assert not grammar_accepts(qwen_vocab, value_grammar(PACKAGE, lead=" "), text)
+
+
+def test_the_tail_is_short_and_only_after_a_closed_string(qwen_vocab: ConstrainedLlama) -> None:
+    grammar = value_grammar(PACKAGE, lead=" ", tail=True)
+    assert grammar_accepts(qwen_vocab, grammar, ' "calc"')
+    assert not grammar_accepts(qwen_vocab, grammar, ' "calc"}} and then some words')
+    assert not grammar_accepts(qwen_vocab, grammar, ' "calc}}')
+    number = ArgumentSpec("start_line", "integer", False)
+    assert value_grammar(number, lead=" ", tail=True) == value_grammar(number, lead=" ")
+
+
+def test_the_value_is_kept_without_what_its_last_token_ran_on_into(
+    qwen_vocab: ConstrainedLlama,
+) -> None:
+    ids = tokens(qwen_vocab, ' "calc"}}\n')
+
+    def piece(some: Sequence[int]) -> bytes:
+        return bytes(qwen_vocab.detokenize(list(some)))
+
+    written = Generation(' "calc"}}\n', ids, "cut")
+    value, rest = _string_value(written, piece)
+    assert value.text == ' "calc"'
+    assert value.finish_reason == "stop"
+    assert rest == '"'  # written again, as text, after the kept tokens
+    assert piece(value.tokens).decode() + rest == ' "calc"'
+
+
+def test_an_unfinished_string_is_left_as_it_is(qwen_vocab: ConstrainedLlama) -> None:
+    ids = tokens(qwen_vocab, ' "calc is the')
+    written = Generation(' "calc is the', ids, "length")
+    value, rest = _string_value(written, lambda some: bytes(qwen_vocab.detokenize(list(some))))
+    assert value is written
+    assert rest == ""
+
+
+def test_an_escaped_quote_does_not_end_the_value(qwen_vocab: ConstrainedLlama) -> None:
+    text = ' "say \\"hi\\" twice",'
+    ids = tokens(qwen_vocab, text)
+    value, rest = _string_value(
+        Generation(text, ids, "cut"), lambda some: bytes(qwen_vocab.detokenize(list(some)))
+    )
+    assert value.text == ' "say \\"hi\\" twice"'
+    assert value.text.endswith(rest)

@@ -85,9 +85,11 @@ def load_instructions(root: Path, max_tokens: int = MAX_TOKENS) -> ProjectInstru
     return ProjectInstructions(head.rstrip() + note, size, cut=True)
 
 
-def task_message(task: str, root: Path, notes: str = "") -> str:
+def task_message(task: str, root: Path, notes: str = "", pointers: str = "") -> str:
     """What the model gets as its task: the project's `AGENTS.md` (bounded) and the
-    workspace memory's `notes` when there are any, then the user's task."""
+    workspace memory's `notes` when there are any, then the user's task, then where the
+    code it names is defined (`task_pointers`) when that was found."""
     found = load_instructions(root)
     blocks = [block for block in (found.for_model() if found else "", notes) if block]
-    return "\n\n".join([*blocks, f"Task:\n{task}"]) if blocks else task
+    told = f"{task}\n\n{pointers}" if pointers else task
+    return "\n\n".join([*blocks, f"Task:\n{told}"]) if blocks else told

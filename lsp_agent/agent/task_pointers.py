@@ -1,0 +1,115 @@
+"""Where the code a task names is defined, said to the model beside the task.
+
+Told "total_stock() returns the wrong total. Fix it.", Qwen2.5-Coder-1.5B patched the first
+file it thought of (`inventory.py`, `class Item:`) without searching, and answered that the
+total was fixed; `total_stock` is defined in `report.py`. A person would search first; a small
+model often does not, and each search costs it a step and a prompt. So before the job the
+agent looks up the names the task mentions (`name()`, `` `name` ``, `snake_case`,
+`UPPER_CASE`) in the workspace's source files, the way aider's repository map gives the
+model the definitions it needs, and the task message ends with one line per definition found
+and the call that reads its file:
+
+    Found in this repository: total_stock is defined in report.py line 12
+    (`def total_stock(items):`). Read it with read_file(path="report.py").
+
+A signature is shown; an assignment's line is not (`MAX_ITEMS is defined in config.py line
+3`): its value is for the model to read.
+
+Bounded: at most `MAX_FILES` files of at most `MAX_FILE_BYTES` each, `MAX_NAMES` names,
+`MAX_PLACES` places. The text is repository text, like a tool's result: nothing in it is
+followed as an instruction by the agent, and it changes no setting or permission.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tools.registry import TOOL_NAMES
+from tools.workspace import NotTextError, Workspace
+
+MAX_FILES = 2000
+MAX_FILE_BYTES = 256_000
+MAX_NAMES = 4
+MAX_PLACES = 3
+SOURCE_SUFFIXES = (".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".rb", ".java")
+_NAME = re.compile(
+    r"`([A-Za-z_]\w*)(?:\(\))?`"  # `name` or `name()`
+    r"|\b([A-Za-z_]\w*)\(\)"  # name()
+    r"|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"  # snake_case
+    r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"  # UPPER_CASE
+)
+NOT_CODE = frozenset({*TOOL_NAMES, "final_answer"})  # the agent's own tools, named in tasks
+# A definition's line is shown when it is a signature; an assignment's is not (its value is
+# for the model to read in the file, not to be told).
+_SIGNATURE = re.compile(r"^\s*(?:(?:async\s+)?def|class|function|func|fn|pub\s+fn)\s")
+_DEFINITION = (
+    r"^\s*(?:(?:async\s+)?def|class|function|func|fn|pub\s+fn|const|let|var)\s+{name}\b"
+    r"|^{name}\s*(?::[^=]*)?="
+)
+
+
+@dataclass(frozen=True)
+class Place:
+    """One definition of a name the task mentions."""
+
+    name: str
+    path: str
+    line: int
+    text: str  # the signature line, or "" (an assignment)
+
+
+def task_names(task: str) -> list[str]:
+    """The code names `task` mentions, in order, without repeats (at most `MAX_NAMES`)."""
+    names: list[str] = []
+    for match in _NAME.finditer(task):
+        name = next(group for group in match.groups() if group)
+        if name not in names and name not in NOT_CODE:
+            names.append(name)
+    return names[:MAX_NAMES]
+
+
+def find_definitions(names: Iterable[str], workspace: Workspace) -> list[Place]:
+    """Where `names` are defined in the workspace's source files (at most `MAX_PLACES`)."""
+    patterns = {name: re.compile(_DEFINITION.format(name=re.escape(name))) for name in names}
+    if not patterns:
+        return []
+    places: list[Place] = []
+    sources = [p for p in workspace.list_files() if p.endswith(SOURCE_SUFFIXES)]
+    for path in sources[:MAX_FILES]:
+        text = _source(workspace, path)
+        for number, line in enumerate(text.splitlines(), start=1):
+            for name, pattern in patterns.items():
+                if pattern.match(line):
+                    shown = line.strip()[:120] if _SIGNATURE.match(line) else ""
+                    places.append(Place(name, path, number, shown))
+                    if len(places) == MAX_PLACES:
+                        return places
+    return places
+
+
+def _source(workspace: Workspace, path: str) -> str:
+    try:
+        full = workspace.root / path
+        if full.is_file() and full.stat().st_size > MAX_FILE_BYTES:
+            return ""
+        return workspace.read_text(path)
+    except (OSError, NotTextError, ValueError):
+        return ""
+
+
+def task_pointers(task: str, workspace: Workspace) -> str:
+    """The lines the task message ends with (empty when the task names nothing found)."""
+    places = find_definitions(task_names(task), workspace)
+    if not places:
+        return ""
+    found = "; ".join(
+        f"{p.name} is defined in {p.path} line {p.line}" + (f" (`{p.text}`)" if p.text else "")
+        for p in places
+    )
+    reads = " ".join(
+        f"read_file(path={json.dumps(path)})" for path in dict.fromkeys(p.path for p in places)
+    )
+    return f"Found in this repository: {found}. Read it with {reads}."

@@ -2,19 +2,24 @@
 the language server over stdio and straight to the backend, in the same run.
 
 Held-out text: source files of an installed package released after the Qwen2.5-Coder models
-(`acp`, agent-client-protocol 0.12), which the model cannot have seen. `--runs N` lines of them
-(default 8) are typed as a user would, a word at a time, each word followed by a completion
-request (sequential: no request is superseded; `COMPLETION_DEBOUNCE_MS=0`), then the first
-two characters of the completion shown (a repeat that the cache answers).
+(`acp`, agent-client-protocol 0.12), which the model cannot have seen. `--runs N` blocks of
+`BLOCK_LINES` consecutive code lines of them (default 8) are written again as a user writes
+new code: the block is taken out of its file, then each line is typed a word at a time after
+Enter, each word followed by a completion request (sequential: no request is superseded;
+`COMPLETION_DEBOUNCE_MS=0`), then the first two characters of the completion shown (a repeat
+that the cache answers), then the rest of the line.
 
 Figures (milliseconds from request to answer, as the editor sees them):
 - `typing_p50_ms` / `typing_p90_ms` / `typing_p95_ms`: every request (a keystroke's first
-  item) of the typing session the model answered, the first request of each file excluded
-  (`first_request_ms`: the median of those); `keystroke_p50_ms` / `keystroke_p90_ms`: every
-  request of the session, those the cache answered too (`keystrokes` of them);
+  item) of the typing session the model answered, the first request of each block excluded:
+  the first in a file (`first_request_ms`, their median) and the first after a jump to another
+  place in an open file (`jump_p50_ms` / `jump_max_ms`, `jumps` of them), which read a new
+  prompt; `keystroke_p50_ms` / `keystroke_p90_ms`: every request of the session after a
+  block's first, those the cache answered too (`keystrokes` of them);
   `in_line_p50_ms` / `in_line_p90_ms`, `in_line_prompt_tokens_p50` / `in_line_cached_tokens_p50`:
-  the model's answers to keystrokes on a line (the request when the cursor moves to a new line
-  left out), and the tokens each read and reused;
+  the model's answers to keystrokes on a line (not the first request on a new line), and the
+  tokens each read and reused; `line_start_p50_ms` / `line_start_p90_ms`: the first request on
+  each new line after Enter;
 - `direct_p50_ms` / `direct_p95_ms`: the same requests (same FIM context, same order, so the
   same KV-cache state) sent straight to the backend in this process; `overhead_pct`: how much
   slower the language server's answer is at the median;
@@ -55,7 +60,8 @@ from lsp_agent.settings import user_scope_settings
 DEFAULT_MODEL = "embedded:qwen2.5-coder-1.5b"
 HELD_OUT_PACKAGE = "acp"
 HELD_OUT_FILES = ("helpers.py", "router.py", "connection.py", "stdio.py")
-QUALITY_PER_RUN = 3  # next-line positions per typed line
+QUALITY_PER_RUN = 3  # next-line positions per typed block
+BLOCK_LINES = 3  # consecutive lines typed in one place
 JOB_HEAD_START_S = 5.0
 WORDS_PER_LINE = 4
 _WORD_END = re.compile(r"\w(?=\W)|\W(?=\w)")
@@ -84,6 +90,8 @@ class Record:
 
     typing: list[float] = field(default_factory=list)
     keystrokes: list[float] = field(default_factory=list)
+    jumps: list[float] = field(default_factory=list)
+    line_starts: list[float] = field(default_factory=list)
     in_line: list[float] = field(default_factory=list)
     in_line_tokens: list[tuple[float, float]] = field(default_factory=list)  # (read, reused)
     first: list[float] = field(default_factory=list)
@@ -93,24 +101,44 @@ class Record:
     cached_tokens: list[float] = field(default_factory=list)
     waited: list[float] = field(default_factory=list)
     code_actions: list[float] = field(default_factory=list)
-    replay: list[tuple[CompletionQuery, bool]] = field(default_factory=list)  # (query, first)
+    # (query, left out of the typing figures: a block's first request)
+    replay: list[tuple[CompletionQuery, bool]] = field(default_factory=list)
 
 
-def held_out_lines(count: int, offset: int = 0) -> list[Target]:
-    """`count` code lines spread over the held-out files (indented, 12-90 characters)."""
+def _code_line(text: str) -> bool:
+    body = text.strip()
+    return text.startswith(" ") and 12 <= len(body) <= 90 and not body.startswith(("#", '"'))
+
+
+def _held_out_starts(size: int) -> list[Target]:
+    """Every code line of the held-out files followed by `size - 1` more code lines."""
     package = importlib.import_module(HELD_OUT_PACKAGE)
     root = Path(str(package.__file__)).parent
     eligible: list[Target] = []
     for name in HELD_OUT_FILES:
         lines = tuple((root / name).read_text(encoding="utf-8").splitlines())
-        for index, text in enumerate(lines):
-            body = text.strip()
-            if text.startswith(" ") and 12 <= len(body) <= 90 and not body.startswith(("#", '"')):
+        code = [_code_line(text) for text in lines]
+        for index in range(len(lines) - size + 1):
+            if all(code[index : index + size]):
                 eligible.append(Target(f"{HELD_OUT_PACKAGE}/{name}", lines, index))
     if not eligible:
         raise BenchError(f"no held-out lines found in {root}")
+    return eligible
+
+
+def held_out_lines(count: int, offset: int = 0) -> list[Target]:
+    """`count` code lines spread over the held-out files (indented, 12-90 characters)."""
+    eligible = _held_out_starts(1)
     step = max(1, len(eligible) // max(1, count))
     return [eligible[(offset + i * step) % len(eligible)] for i in range(count)]
+
+
+def held_out_blocks(count: int, offset: int = 0, size: int = BLOCK_LINES) -> list[list[Target]]:
+    """`count` blocks of `size` consecutive code lines, spread over the held-out files."""
+    eligible = _held_out_starts(size)
+    step = max(1, len(eligible) // max(1, count))
+    starts = [eligible[(offset + i * step) % len(eligible)] for i in range(count)]
+    return [[replace(s, line=s.line + k) for k in range(size)] for s in starts]
 
 
 def typing_steps(text: str) -> list[str]:
@@ -158,9 +186,42 @@ class Editor:
         self.docs[uri] = (lines, version)
         return uri, lines
 
+    def open_block(self, block: list[Target]) -> tuple[str, list[str]]:
+        """The block's file without the block's lines, the cursor line holding the first
+        line's indentation (opened, or replaced whole)."""
+        first = block[0]
+        kept = [*first.lines[: first.line], first.indent, *first.lines[first.line + len(block) :]]
+        uri, _ = self.show(replace(first, lines=tuple(kept)), first.indent)
+        return uri, kept
+
+    def newline(self, uri: str, line: int, indent: str) -> list[str]:
+        """Enter at the end of `line`, then the next line's indentation."""
+        lines, _ = self.docs[uri]
+        self.type(uri, line, len(lines[line]), "\n" + indent)
+        return self.docs[uri][0]
+
+    def set_line(self, uri: str, line: int, text: str) -> list[str]:
+        """The rest of the line typed (no request): `line` now holds `text`."""
+        lines, version = self.docs[uri]
+        rng = {
+            "start": {"line": line, "character": 0},
+            "end": {"line": line, "character": len(lines[line])},
+        }
+        lines[line] = text
+        self.client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version + 1},
+                "contentChanges": [{"range": rng, "text": text}],
+            },
+        )
+        self.docs[uri] = (lines, version + 1)
+        return lines
+
     def type(self, uri: str, line: int, at: int, text: str) -> list[str]:
         lines, version = self.docs[uri]
-        lines[line] = lines[line][:at] + text + lines[line][at:]
+        head, *more = (lines[line][:at] + text + lines[line][at:]).split("\n")
+        lines[line : line + 1] = [head, *more]
         position = {"line": line, "character": at}
         change = {"range": {"start": position, "end": position}, "text": text}
         self.client.notify(
@@ -212,43 +273,59 @@ class Editor:
         )
 
 
-def _typing_session(editor: Editor, targets: list[Target], record: Record) -> None:
+def _typing_session(editor: Editor, blocks: list[list[Target]], record: Record) -> None:
     opened: set[str] = set()
-    for target in targets:
-        steps = typing_steps(target.text)
-        uri, lines = editor.show(target, steps[0])
+    for block in blocks:
+        uri, _ = editor.open_block(block)
         first_of_file = uri not in opened
         opened.add(uri)
-        shown = ""
-        for before, after in zip(["", *steps], steps, strict=False):
-            if after != steps[0]:
-                lines = editor.type(uri, target.line, len(before), after[len(before) :])
-            ms, shown = editor.ask(uri, target.line, len(after), actions=record.code_actions)
-            last = editor.last()
-            if not first_of_file:
-                record.keystrokes.append(ms)
-            if last.get("source") != "model":
-                continue
-            if first_of_file:
-                record.first.append(ms)
-            else:
-                record.typing.append(ms)
-                record.waited.append(float(last.get("waitedMs", 0)))
-            record.replay.append(
-                (editor.query(uri, lines, target.line, len(after), False), first_of_file)
-            )
-            first_of_file = False
-            record.prompt_tokens.append(float(last.get("promptTokens", 0)))
-            record.cached_tokens.append(float(last.get("cachedTokens", 0)))
-            if after != steps[0] and not record.replay[-1][1]:  # a keystroke on the line
-                record.in_line.append(ms)
-                record.in_line_tokens.append((record.prompt_tokens[-1], record.cached_tokens[-1]))
-        if len(shown) >= 3:
-            at = len(steps[-1])
-            editor.type(uri, target.line, at, shown[:2])
-            ms, _ = editor.ask(uri, target.line, at + 2, actions=record.code_actions)
-            record.cache.append(ms)
-            record.cache_hits += editor.last().get("source") == "cache"
+        for index, target in enumerate(block):
+            if index:
+                editor.newline(uri, target.line - 1, target.indent)
+            _type_line(editor, uri, target, record, first=None if index else first_of_file)
+            editor.set_line(uri, target.line, target.text)
+
+
+def _type_line(
+    editor: Editor, uri: str, target: Target, record: Record, *, first: bool | None
+) -> None:
+    """Type `target` word by word (its line holds its indentation); `first`: this line
+    begins a block (True: in a file not open before), None: Enter led here."""
+    steps = typing_steps(target.text)
+    shown = ""
+    for before, after in zip(["", *steps], steps, strict=False):
+        lines = editor.docs[uri][0]
+        if after != steps[0]:
+            lines = editor.type(uri, target.line, len(before), after[len(before) :])
+        ms, shown = editor.ask(uri, target.line, len(after), actions=record.code_actions)
+        last = editor.last()
+        begins_block = first is not None and after == steps[0]
+        if not begins_block:
+            record.keystrokes.append(ms)
+        if last.get("source") != "model":
+            continue
+        if begins_block:
+            (record.first if first else record.jumps).append(ms)
+        else:
+            record.typing.append(ms)
+            record.waited.append(float(last.get("waitedMs", 0)))
+        query = editor.query(uri, lines, target.line, len(after), False)
+        record.replay.append((query, begins_block))
+        record.prompt_tokens.append(float(last.get("promptTokens", 0)))
+        record.cached_tokens.append(float(last.get("cachedTokens", 0)))
+        if begins_block:
+            continue
+        if after == steps[0]:
+            record.line_starts.append(ms)
+        else:
+            record.in_line.append(ms)
+            record.in_line_tokens.append((record.prompt_tokens[-1], record.cached_tokens[-1]))
+    if len(shown) >= 3:
+        at = len(steps[-1])
+        editor.type(uri, target.line, at, shown[:2])
+        ms, _ = editor.ask(uri, target.line, at + 2, actions=record.code_actions)
+        record.cache.append(ms)
+        record.cache_hits += editor.last().get("source") == "cache"
 
 
 async def _direct(
@@ -320,10 +397,10 @@ def _start(root: Path, env: dict[str, str]) -> Editor:
     return Editor(client, root)
 
 
-def _typed(editor: Editor, targets: list[Target]) -> Record:
-    """A typing session's record (latencies: the first request of each file left out)."""
+def _typed(editor: Editor, blocks: list[list[Target]]) -> Record:
+    """A typing session's record (latencies: the first request of each block left out)."""
     record = Record()
-    _typing_session(editor, targets, record)
+    _typing_session(editor, blocks, record)
     return record
 
 
@@ -331,7 +408,7 @@ def _during_job(root: Path, model: str, lines: int) -> dict[str, float]:
     """Completions with no job, then while an agent job runs on the same loaded model."""
     editor = _start(root, _environment(model, {"MODEL_ID": model, "AGENT_MAX_STEPS": "50"}))
     try:
-        idle = _typed(editor, held_out_lines(lines, offset=2)).typing
+        idle = _typed(editor, held_out_blocks(lines, offset=2)).typing
         uri = editor.uri(f"{HELD_OUT_PACKAGE}/{HELD_OUT_FILES[0]}")
         task = f"Explain, function by function, what {HELD_OUT_PACKAGE}/{HELD_OUT_FILES[0]} does."
         job = editor.client.request(
@@ -339,7 +416,7 @@ def _during_job(root: Path, model: str, lines: int) -> dict[str, float]:
             {"command": "lspAgent.run", "arguments": [{"task": task, "uri": uri}]},
         )
         time.sleep(JOB_HEAD_START_S)  # the agent's first prompt is being read
-        during = _typed(editor, held_out_lines(lines, offset=3))
+        during = _typed(editor, held_out_blocks(lines, offset=3))
         busy = during.typing
         running = bool(
             editor.client.request(
@@ -389,7 +466,7 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
         editor = _start(root, _environment(model, {}))
         record = Record()
         try:
-            _typing_session(editor, held_out_lines(runs), record)
+            _typing_session(editor, held_out_blocks(runs), record)
             _progress(f"typing session: {len(record.typing)} requests", record.typing)
             lsp_matches, asked = _quality(editor, QUALITY_PER_RUN * runs)
             _progress(f"next line: {lsp_matches} of {len(asked)} exact", [])
@@ -420,6 +497,12 @@ def measure(runs: int, options: BenchOptions) -> dict[str, Any]:
                 "first_request_ms": statistics.median(record.first)
                 if record.first
                 else float("nan"),
+                "first_requests": len(record.first),
+                "jumps": len(record.jumps),
+                "jump_p50_ms": _percentile(record.jumps, 0.50),
+                "jump_max_ms": max(record.jumps, default=float("nan")),
+                "line_start_p50_ms": _percentile(record.line_starts, 0.50),
+                "line_start_p90_ms": _percentile(record.line_starts, 0.90),
                 "direct_p50_ms": direct_p50,
                 "direct_p90_ms": _percentile(direct, 0.90),
                 "direct_p95_ms": _percentile(direct, 0.95),

@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from lsp_agent.benchmarks.completion_bench import held_out_lines, measure, typing_steps
+from lsp_agent.benchmarks.completion_bench import (
+    BLOCK_LINES,
+    held_out_blocks,
+    held_out_lines,
+    measure,
+    typing_steps,
+)
 from lsp_agent.benchmarks.runner import BenchError, BenchOptions
 from tests.fim_stub import FimStub, fim_stub
 
@@ -28,6 +34,15 @@ def test_the_held_out_lines_are_code_lines_of_the_installed_package() -> None:
     assert all(t.rel.startswith("acp/") and t.text.startswith(" ") for t in lines)
 
 
+def test_a_block_is_consecutive_code_lines_of_one_file() -> None:
+    blocks = held_out_blocks(4)
+    assert len({(b[0].rel, b[0].line) for b in blocks}) == 4
+    for block in blocks:
+        assert len(block) == BLOCK_LINES
+        assert [t.line for t in block] == list(range(block[0].line, block[0].line + BLOCK_LINES))
+        assert len({t.rel for t in block}) == 1 and all(t.text.startswith(" ") for t in block)
+
+
 def test_the_bench_measures_through_the_server_and_straight_to_the_backend(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -43,6 +58,9 @@ def test_the_bench_measures_through_the_server_and_straight_to_the_backend(
     assert figures["typing_p50_ms"] <= figures["typing_p90_ms"] <= figures["typing_p95_ms"]
     assert figures["keystrokes"] >= figures["typing_requests"] and figures["keystroke_p90_ms"] > 0
     assert 0 < figures["in_line_requests"] <= figures["typing_requests"]
+    # each block's lines after its first begin after Enter: 2 blocks, BLOCK_LINES - 1 each
+    assert figures["line_start_p50_ms"] > 0
+    assert figures["jumps"] + figures["first_requests"] == 2 and figures["first_request_ms"] > 0
     assert figures["in_line_prompt_tokens_p50"] > 0
     assert figures["direct_p50_ms"] > 0 and "overhead_pct" in figures
     assert figures["prompt_tokens_p50"] <= figures["prompt_tokens_p90"]

@@ -79,7 +79,7 @@ BENCHMARKS: dict[str, BenchEntry] = {
     ),
     # Inline completions on a real model (Qwen2.5-Coder by default): minutes, not in `all`.
     "complete": BenchEntry(
-        "lsp_agent.benchmarks.completion_bench", "measure", 8, options=True, in_all=False
+        "lsp_agent.benchmarks.completion.bench", "measure", 8, options=True, in_all=False
     ),
     # The whole demo, repeated: minutes on the embedded model, so not part of `all`.
     "demo": BenchEntry(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lsp_agent.benchmarks.completion_bench import (
+from lsp_agent.benchmarks.completion import (
     BLOCK_LINES,
     held_out_blocks,
     held_out_lines,

@@ -325,7 +325,7 @@ class Settings:
         "and the next one goes on from there (0 = no limit).",
     )
     completion_predict_ms: int = _field(
-        1000,
+        500,
         _int_in(0, 600_000),
         "Time budget for writing a completion: past it, it ends at the next line break "
         "(0 = no limit).",

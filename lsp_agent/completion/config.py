@@ -49,7 +49,7 @@ class CompletionConfig:
     api_base: str = ""
     max_tokens: int = 128
     prompt_ms: int = 0
-    predict_ms: int = 1000
+    predict_ms: int = 500
     debounce_ms: int = 100
     # The context around the cursor, bounded in lines and characters.
     prefix_lines: int = 32

@@ -300,7 +300,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     key: 'completion.predictMs',
     serverKey: 'COMPLETION_PREDICT_MS',
     type: 'integer',
-    default: 1000,
+    default: 500,
     minimum: 0,
     maximum: 600000,
     markdownDescription:

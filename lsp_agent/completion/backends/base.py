@@ -23,7 +23,7 @@ class FimRequest:
     repo: str = "project"
     max_tokens: int = 128
     prompt_ms: int = 0
-    predict_ms: int = 1000
+    predict_ms: int = 500
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from tools.patches import (
     apply_whole_file,
     is_stale,
     next_step,
+    not_a_fix,
     rebase,
 )
 
@@ -76,7 +77,7 @@ class PatchToolBase(AgentTool):
         }
         if result.adjustments:
             reply["adjustments"] = list(result.adjustments)
-        reply["next"] = (
+        reply["next"] = not_a_fix(patch.id, check) or (
             f"Apply with {_call('apply_patch', patch.id)} "
             f"(review first with {_call('show_patch', patch.id)} if needed)."
         )

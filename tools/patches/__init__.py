@@ -45,7 +45,7 @@ from tools.patches.search_replace import (
     search_replace,
     search_replace_diff,
 )
-from tools.patches.store import PatchStore, StoredPatch, is_stale, next_step, rebase
+from tools.patches.store import PatchStore, StoredPatch, is_stale, next_step, not_a_fix, rebase
 from tools.patches.undo import (
     RecordingWriter,
     UndoPlan,
@@ -82,6 +82,7 @@ __all__ = [
     "is_stale",
     "lines_with_ends",
     "next_step",
+    "not_a_fix",
     "parse_diff",
     "plan_undo",
     "rebase",

@@ -209,6 +209,30 @@ def check_fact(check: object | None) -> str:
     return words
 
 
+def not_a_fix(patch_id: str, check: object | None) -> str:
+    """What to do instead of applying a proposed patch whose check says it is no fix: it broke
+    passing tests, or every failing test still fails; "" when neither. Qwen2.5-Coder-1.5B
+    replaced the wrong line of calc.py (`weighted_total`'s, not `average`'s), was told
+    "check: passed … fixed: none; still failing: test_average" and "Next: apply it", and
+    applied it and answered that average() was fixed."""
+    broken = getattr(check, "broken", ())
+    if broken:
+        return (
+            f"{patch_id}'s check broke {len(broken)} passing tests: do not apply it. Next: read "
+            "the code the failing test calls and propose a different change there, or call "
+            "final_answer and say what you found."
+        )
+    still, fixed = getattr(check, "still_failing", ()), getattr(check, "fixed", ())
+    if still and not fixed:
+        return (
+            f"{patch_id} fixes none of the {len(still)} failing tests: they fail as before. If "
+            "the task is to make them pass, do not apply it. Next: read the code the failing "
+            "test calls and propose a different change there. If the task is something else, "
+            f'apply it with apply_patch(patch_id="{patch_id}").'
+        )
+    return ""
+
+
 def next_step(patch_id: str, status: PatchStatus, check: object | None = None) -> str:
     """What to do after the latest patch, for the step notes. Small models otherwise re-show
     or re-propose a patch in a loop (SmolLM2-135M: 0/10 demo runs without this line, 10/10
@@ -216,15 +240,10 @@ def next_step(patch_id: str, status: PatchStatus, check: object | None = None) -
     any more is never offered again. A proposed patch whose check broke tests is not
     offered for applying (Qwen2.5-Coder-1.5B applied such patches to the test file on 11 of
     12 bug-fix tasks, told "Next: apply it")."""
-    broken = getattr(check, "broken", ())
-    if status == "proposed" and broken:
-        return (
-            f"{patch_id}'s check broke {len(broken)} passing tests: do not apply it. Next: read "
-            "the code the failing test calls and propose a different change there, or call "
-            "final_answer and say what you found."
-        )
     if status == "proposed":
-        return f'Next: apply it with apply_patch(patch_id="{patch_id}").'
+        return (
+            not_a_fix(patch_id, check) or f'Next: apply it with apply_patch(patch_id="{patch_id}").'
+        )
     if status == "applied":
         return "Next: call final_answer with a short summary, unless more changes are needed."
     if status == "rejected":

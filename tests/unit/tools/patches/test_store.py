@@ -203,6 +203,17 @@ def test_next_step_never_offers_a_patch_that_cannot_be_applied() -> None:
     passed = SimpleNamespace(check_status="passed", fixed=("t::a",), broken=())
     assert "apply_patch(" in next_step("p1", "proposed", passed)
     assert "final_answer" in next_step("p1", "applied")
+    # a patch after which every failing test fails as before is no fix
+    same = SimpleNamespace(
+        check_status="passed", fixed=(), broken=(), still_failing=("t::average",)
+    )
+    note = next_step("p1", "proposed", same)
+    assert note.startswith("p1 fixes none of the 1 failing tests: they fail as before.")
+    assert "do not apply it" in note and "propose a different change" in note
+    some = SimpleNamespace(
+        check_status="passed", fixed=("t::a",), broken=(), still_failing=("t::b",)
+    )
+    assert next_step("p1", "proposed", some) == 'Next: apply it with apply_patch(patch_id="p1").'
     for status in ("rejected", "failed", "stale"):
         note = next_step("p2", status)
         assert "apply_patch" not in note and "do not apply it again" in note, status

@@ -177,7 +177,7 @@ def _comma_list(raw: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
-EDIT_FORMATS = ("search_replace", "unified_diff", "whole_file")
+EDIT_FORMATS = ("search_replace", "unified_diff", "whole_file", "whole_function")
 
 
 def _edit_formats(raw: str) -> tuple[str, ...]:
@@ -300,7 +300,8 @@ class Settings:
         _edit_formats,
         "How the agent may write changes (comma list): `search_replace` (propose_patch), "
         "`unified_diff` (propose_patch_unified), `whole_file` (propose_file: the whole new "
-        "text of a file up to 200 lines).",
+        "text of a file up to 200 lines), `whole_function` (propose_function: one Python "
+        "function or class written anew).",
     )
     completion_model_id: str = _user(
         "",

@@ -203,6 +203,18 @@ def file_lines(workspace: Workspace, path: str, limit: int = 300) -> list[str]:
     return lines if len(lines) <= limit else []
 
 
+def file_definitions(workspace: Workspace, path: str) -> list[str]:
+    """The functions and classes of a Python file the tools may read (none when it cannot be
+    read or parsed): the values `propose_function`'s `name` may take."""
+    from tools.patches import definitions
+
+    try:
+        _canon, text = read_workspace_text(workspace, path)
+    except (ToolFailure, ValidationError, NotTextError, OSError):
+        return []
+    return list(definitions(text))
+
+
 def read_workspace_text(workspace: Workspace, path: str) -> tuple[str, str]:
     """(canonical path, text) of a file, or a ToolFailure with a concrete recovery hint."""
     canon = canonical_path(workspace, path)

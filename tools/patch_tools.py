@@ -23,6 +23,7 @@ from tools.patches import (
     apply_diff,
     apply_search_replace,
     apply_whole_file,
+    apply_whole_function,
     is_stale,
     next_step,
     not_a_fix,
@@ -128,6 +129,27 @@ class ProposeFile(PatchToolBase):
 
     def forward(self, path: str, content: str) -> dict[str, Any]:
         result = apply_whole_file(path, content, self.context.workspace, self.max_lines)
+        return self.proposal(result.diff, result)
+
+
+class ProposeFunction(PatchToolBase):
+    """The whole-function edit format (`whole_function`): a Python function, method or class
+    named and written anew (`patches.whole_function`)."""
+
+    name = "propose_function"
+    description = (
+        "Propose replacing one whole Python function or class: name it and write its complete "
+        "new code (def line and body). Returns patch_id and a check result."
+    )
+    inputs = {
+        "path": {"type": "string", "description": "Path in the repository."},
+        "name": {"type": "string", "description": "Function or class name (Class.method)."},
+        "code": {"type": "string", "description": "The whole new definition."},
+    }
+    path_inputs = ("path",)
+
+    def forward(self, path: str, name: str, code: str) -> dict[str, Any]:
+        result = apply_whole_function(path, name, code, self.context.workspace)
         return self.proposal(result.diff, result)
 
 

@@ -12,6 +12,7 @@ from tools.memory_tool import Remember
 from tools.patch_tools import (
     ApplyPatch,
     ProposeFile,
+    ProposeFunction,
     ProposePatch,
     ProposePatchUnified,
     ShowPatch,
@@ -35,11 +36,14 @@ TOOL_CLASSES: tuple[type[AgentTool], ...] = (
     RunTests,
 )
 TOOL_NAMES = tuple(str(cls.name) for cls in TOOL_CLASSES)
-PROPOSERS = {cls.name: cls for cls in (ProposePatch, ProposePatchUnified, ProposeFile)}
+PROPOSERS = {
+    cls.name: cls for cls in (ProposePatch, ProposePatchUnified, ProposeFile, ProposeFunction)
+}
 EDIT_FORMAT_TOOLS = {
     "search_replace": "propose_patch",
     "unified_diff": "propose_patch_unified",
     "whole_file": "propose_file",
+    "whole_function": "propose_function",
 }
 
 
@@ -56,8 +60,9 @@ def build_tools(context: ToolContext, *, read_only: bool = False) -> list[Instru
             for cls in TOOL_CLASSES
             if cls.name not in PROPOSERS or cls.name in context.patch_tools
         ]
-        if ProposeFile.name in context.patch_tools:
-            offered.insert(offered.index(ShowPatch), ProposeFile)
+        for extra in (ProposeFile, ProposeFunction):  # edit formats not offered by default
+            if extra.name in context.patch_tools:
+                offered.insert(offered.index(ShowPatch), extra)
         classes = (*offered, *((Remember,) if context.memory is not None else ()))
     tools: list[AgentTool] = [cls(context) for cls in classes]
     if context.mcp is not None and not read_only:

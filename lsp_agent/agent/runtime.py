@@ -106,17 +106,23 @@ def argument_choices(context: ToolContext) -> Callable[[], dict[str, Any]]:
     """What a model that constrains arguments (the embedded one) may name: the workspace's
     files (as the tools list them), the run's patch ids and, for `propose_patch`'s `old`,
     the lines of the file the call names (as the tools read it: the editor's buffer when
-    open), asked afresh for every reply."""
-    from tools.file_tools import file_lines
+    open), for `propose_function`'s `name` its definitions, asked afresh for every reply."""
+    from tools.file_tools import file_definitions, file_lines
 
     def lines_of_path(arguments: Mapping[str, Any]) -> list[str]:
         return file_lines(context.workspace, str(arguments.get("path", "")))
+
+    def definitions_of_path(arguments: Mapping[str, Any]) -> list[str]:
+        if "path" not in arguments:  # another tool's `name` (an MCP tool's, say)
+            return []
+        return file_definitions(context.workspace, str(arguments["path"]))
 
     def choices() -> dict[str, Any]:
         return {
             "path": context.workspace.list_files(),
             "patch_id": [patch.id for patch in context.patches.all()],
             "old": lines_of_path,
+            "name": definitions_of_path,
         }
 
     return choices

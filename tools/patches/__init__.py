@@ -5,6 +5,8 @@
 - `apply_search_replace` / `search_replace_diff` — ``propose_patch(path, old, new)``: one
   exact replacement, turned into a unified diff that `apply_diff` applies exactly
   (`search_replace`); `apply_whole_file` — ``propose_file(path, content)``, the same way;
+  `apply_whole_function` — ``propose_function(path, name, code)``: one Python definition
+  written anew (`whole_function`);
 - `model`: what a patch is (`PatchResult`, `FilePatch`, hunks) and `render_unified_diff`,
   the canonical diff between two texts;
 - `store`: the run's patches (`p1`, `p2`, …), their status and staleness;
@@ -54,6 +56,7 @@ from tools.patches.undo import (
     plan_undo,
     workspace_reader,
 )
+from tools.patches.whole_function import apply_whole_function, definitions
 from tools.patches.writer import DiskPatchWriter, PatchWriter, WriteOutcome
 
 __all__ = [
@@ -78,6 +81,8 @@ __all__ = [
     "apply_diff",
     "apply_search_replace",
     "apply_whole_file",
+    "apply_whole_function",
+    "definitions",
     "hunks_in",
     "is_stale",
     "lines_with_ends",

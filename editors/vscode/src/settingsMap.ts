@@ -176,7 +176,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     type: 'array',
     default: ['search_replace', 'unified_diff'],
     markdownDescription:
-      'How the agent may write changes: `search_replace` (propose_patch), `unified_diff` (propose_patch_unified), `whole_file` (propose_file: the whole new text of a file up to 200 lines).',
+      'How the agent may write changes: `search_replace` (propose_patch), `unified_diff` (propose_patch_unified), `whole_file` (propose_file: the whole new text of a file up to 200 lines), `whole_function` (propose_function: one Python function or class written anew).',
   },
   {
     key: 'agent.memory',

@@ -202,3 +202,19 @@ def test_the_edit_formats_choose_the_patch_tools(tmp_repo: Path) -> None:
     whole = names("propose_file")
     assert "propose_file" in whole and "apply_patch" in whole
     assert "propose_patch" not in whole and "propose_patch_unified" not in whole
+    function = names("propose_function", "propose_patch")
+    assert {"propose_function", "propose_patch"} <= set(function)
+    assert "propose_function" not in default
+
+
+def test_propose_function_writes_one_definition_anew(tmp_repo: Path, gate: Gate, box) -> None:
+    from tools.patch_tools import ProposeFunction
+
+    context = tool_context(DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box)
+    tool = InstrumentedTool(ProposeFunction(context), context)
+    reply = json.loads(tool(path=CALC, name="add", code="def add(a, b):\n    return b + a"))
+    assert reply["patch_id"] == "p1" and reply["files"] == [CALC]
+    assert "-    return a + b\n+    return b + a\n" in box.checks[0]["diff"]
+    assert (tmp_repo / CALC).read_text() == ORIGINAL, "proposing never writes"
+    refused = json.loads(tool(path=CALC, name="sub", code="def sub(a, b):\n    return a - b"))
+    assert refused["error"] == "invalid_argument" and "It defines: add." in refused["message"]

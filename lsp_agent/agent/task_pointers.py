@@ -4,16 +4,17 @@ Told "total_stock() returns the wrong total. Fix it.", Qwen2.5-Coder-1.5B patche
 file it thought of (`inventory.py`, `class Item:`) without searching, and answered that the
 total was fixed; `total_stock` is defined in `report.py`. A person would search first; a small
 model often does not, and each search costs it a step and a prompt. So before the job the
-agent looks up the names the task mentions (`name()`, `` `name` ``, `snake_case`,
-`UPPER_CASE`) in the workspace's source files, the way aider's repository map gives the
+agent looks up the names the task mentions (`name()`, `` `name` ``, `snake_case`) in the
+workspace's source files, the way aider's repository map gives the
 model the definitions it needs, and the task message ends with one line per definition found
 and the call that reads its file:
 
     Found in this repository: total_stock is defined in report.py line 12
     (`def total_stock(items):`). Read it with read_file(path="report.py").
 
-A signature is shown; an assignment's line is not (`MAX_ITEMS is defined in config.py line
-3`): its value is for the model to read.
+Only functions and classes are pointed at, with their signature line; a constant's
+assignment is not (its value is for the model to read, and a small model told where it is
+answered with the place instead of the value).
 
 Bounded: at most `MAX_FILES` files of at most `MAX_FILE_BYTES` each, `MAX_NAMES` names,
 `MAX_PLACES` places. The text is repository text, like a tool's result: nothing in it is
@@ -39,16 +40,12 @@ _NAME = re.compile(
     r"`([A-Za-z_]\w*)(?:\(\))?`"  # `name` or `name()`
     r"|\b([A-Za-z_]\w*)\(\)"  # name()
     r"|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"  # snake_case
-    r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"  # UPPER_CASE
 )
 NOT_CODE = frozenset({*TOOL_NAMES, "final_answer"})  # the agent's own tools, named in tasks
-# A definition's line is shown when it is a signature; an assignment's is not (its value is
-# for the model to read in the file, not to be told).
-_SIGNATURE = re.compile(r"^\s*(?:(?:async\s+)?def|class|function|func|fn|pub\s+fn)\s")
-_DEFINITION = (
-    r"^\s*(?:(?:async\s+)?def|class|function|func|fn|pub\s+fn|const|let|var)\s+{name}\b"
-    r"|^{name}\s*(?::[^=]*)?="
-)
+# Only functions and classes are pointed at: told where a constant is assigned ("MAX_ITEMS
+# is defined in config.py line 3"), Qwen2.5-Coder-1.5B answered with that sentence instead of
+# reading the value (L3: 2 of 3 runs).
+_DEFINITION = r"^\s*(?:(?:async\s+)?def|class|function|func|fn|pub\s+fn)\s+{name}\b"
 
 
 @dataclass(frozen=True)
@@ -58,7 +55,7 @@ class Place:
     name: str
     path: str
     line: int
-    text: str  # the signature line, or "" (an assignment)
+    text: str  # the signature line
 
 
 def task_names(task: str) -> list[str]:
@@ -83,8 +80,7 @@ def find_definitions(names: Iterable[str], workspace: Workspace) -> list[Place]:
         for number, line in enumerate(text.splitlines(), start=1):
             for name, pattern in patterns.items():
                 if pattern.match(line):
-                    shown = line.strip()[:120] if _SIGNATURE.match(line) else ""
-                    places.append(Place(name, path, number, shown))
+                    places.append(Place(name, path, number, line.strip()[:120]))
                     if len(places) == MAX_PLACES:
                         return places
     return places
@@ -105,10 +101,7 @@ def task_pointers(task: str, workspace: Workspace) -> str:
     places = find_definitions(task_names(task), workspace)
     if not places:
         return ""
-    found = "; ".join(
-        f"{p.name} is defined in {p.path} line {p.line}" + (f" (`{p.text}`)" if p.text else "")
-        for p in places
-    )
+    found = "; ".join(f"{p.name} is defined in {p.path} line {p.line} (`{p.text}`)" for p in places)
     reads = " ".join(
         f"read_file(path={json.dumps(path)})" for path in dict.fromkeys(p.path for p in places)
     )

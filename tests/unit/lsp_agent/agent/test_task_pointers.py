@@ -22,7 +22,7 @@ def test_the_names_a_task_mentions_are_code_names_not_words_or_tools() -> None:
         "total_stock() returns the wrong total; `Item` and MAX_ITEMS too. "
         "Use read_file and propose_patch, then final_answer."
     )
-    assert task_names(task) == ["total_stock", "Item", "MAX_ITEMS"]
+    assert task_names(task) == ["total_stock", "Item"]
     assert task_names("The test fails; fix it.") == []
 
 
@@ -44,14 +44,9 @@ def test_a_function_is_found_with_its_signature_and_the_call_that_reads_it(
     )
 
 
-def test_an_assignment_is_placed_but_its_value_is_not_told(tmp_path: Path) -> None:
+def test_a_constant_is_not_pointed_at(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"config.py": "MAX_ITEMS = 473\n", "use.py": "x = MAX_ITEMS\n"})
-    pointers = task_pointers("What is MAX_ITEMS?", ws)
-    assert pointers == (
-        "Found in this repository: MAX_ITEMS is defined in config.py line 1. "
-        'Read it with read_file(path="config.py").'
-    )
-    assert "473" not in pointers
+    assert task_pointers("What is MAX_ITEMS?", ws) == ""
 
 
 def test_nothing_found_says_nothing_and_places_are_bounded(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 from safety.braces import expand_braces
@@ -512,7 +512,7 @@ class ReadFileSnippet(AgentTool):
         if not hits:
             notes.insert(0, f"No lines in {canon} match {pattern!r} ({len(lines)} lines).")
             return " ".join(notes)
-        blocks = merge_blocks(hits, context, len(lines))
+        blocks = merge_blocks(hits, context, len(lines), ends=definition_ends(lines, hits))
         header = (
             f"{canon}: {plural(len(hits), 'matching line')} in {plural(len(blocks), 'block')} "
             f"({len(lines)} lines in file)"
@@ -535,16 +535,45 @@ def compile_or_literal(pattern: str) -> tuple[re.Pattern[str], str]:
         return re.compile(re.escape(pattern)), note
 
 
-def merge_blocks(hits: Sequence[int], context: int, total: int) -> list[tuple[int, int]]:
-    """0-based inclusive line blocks around ``hits``, merged when they overlap or touch."""
+def merge_blocks(
+    hits: Sequence[int], context: int, total: int, ends: Mapping[int, int] | None = None
+) -> list[tuple[int, int]]:
+    """0-based inclusive line blocks around ``hits``, merged when they overlap or touch; a hit
+    in ``ends`` (a definition's line) reaches at least to its end."""
     blocks: list[tuple[int, int]] = []
     for index in hits:
         start, end = max(0, index - context), min(total - 1, index + context)
+        end = max(end, (ends or {}).get(index, end))
         if blocks and start <= blocks[-1][1] + 1:
             blocks[-1] = (blocks[-1][0], max(blocks[-1][1], end))
         else:
             blocks.append((start, end))
     return blocks
+
+
+_PY_DEFINITION = re.compile(r"^(\s*)(?:async\s+def|def|class)\s")
+DEFINITION_LINES = 60
+
+
+def definition_ends(lines: Sequence[str], hits: Sequence[int]) -> dict[int, int]:
+    """For each hit on a Python `def`/`class` line, the last line of its body (at most
+    `DEFINITION_LINES` on): a snippet of a function shows all of it. Qwen2.5-Coder-1.5B, shown
+    `def total_stock(items):` and three lines of it, answered that the snippet "does not show
+    the implementation" and read the file again."""
+    ends: dict[int, int] = {}
+    for index in hits:
+        match = _PY_DEFINITION.match(lines[index])
+        if match is None:
+            continue
+        indent, last = len(match.group(1)), index
+        for row in range(index + 1, min(len(lines), index + 1 + DEFINITION_LINES)):
+            text = lines[row]
+            if text.strip() and len(text) - len(text.lstrip()) <= indent:
+                break
+            if text.strip():
+                last = row
+        ends[index] = last
+    return ends
 
 
 def render_blocks(

@@ -424,6 +424,18 @@ def test_snippet_merges_overlapping_blocks_and_clips_at_edges(tmp_repo: Path) ->
     assert merge_blocks([0, 5, 6, 19], 2, 20) == [(0, 8), (17, 19)]
 
 
+def test_snippet_of_a_definition_shows_all_of_it(tmp_repo: Path) -> None:
+    body = "\n".join(f"    step_{i} = {i}" for i in range(8))
+    source = f"import os\n\n\ndef total(items):\n{body}\n    return step_7\n\n\nX = 1\n"
+    (tmp_repo / "calc.py").write_text(source)
+    out = make(ReadFileSnippet, tmp_repo).forward("calc.py", "def total", context_lines=1)
+    assert out.splitlines()[1] == "-- lines 3-13 --"  # the def line to its return, not 3 lines
+    assert "    return step_7" in out and "X = 1" not in out
+    # a match that is no definition keeps its context
+    out = make(ReadFileSnippet, tmp_repo).forward("calc.py", "step_3 =", context_lines=1)
+    assert out.splitlines()[1] == "-- lines 7-9 --"
+
+
 def test_snippet_context_zero_and_clamp(tmp_repo: Path) -> None:
     (tmp_repo / "big.txt").write_text(numbered(100))
     out = make(ReadFileSnippet, tmp_repo).forward("big.txt", "line 50$", context_lines=0)

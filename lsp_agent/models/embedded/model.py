@@ -29,7 +29,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -67,7 +66,7 @@ from lsp_agent.models.embedded.tool_grammar import (
     tool_specs,
 )
 from lsp_agent.models.streamed_reply import ends_in_loop, trim_loop
-from lsp_agent.models.tool_call_parsing import says_it_is_the_answer
+from lsp_agent.models.tool_call_parsing import CALL_START, says_it_is_the_answer
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 
@@ -89,8 +88,6 @@ REPEAT_CALL_PENALTY = 2.5
 NATIVE_CALL_OPENER = '<tool_call>\n{"name": "'
 # First characters of a reply that begins a call: a tag, a fence, a JSON object.
 CALL_STARTS = ("<", "`", "{")
-# A call begun inside text (a fence opening an object, a tag, an object naming a tool).
-CALL_START = re.compile(r'```[a-z]*\s*\{|<tool_call>|\{\s*"(name|function|tool)"\s*:')
 # The reply is a call when the first token begins one at least this often.
 CALL_ODDS = 0.5
 

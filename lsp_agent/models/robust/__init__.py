@@ -50,6 +50,7 @@ from lsp_agent.models.tool_call_parsing import (
     ParseFailure,
     normalise_arguments,
     parse_tool_calls_from_text,
+    prose_before_call,
 )
 
 __all__ = [
@@ -202,6 +203,7 @@ class RobustModel(Model):  # type: ignore[misc]
         notes: list[str] = []
         calls: list[ParsedCall]
         ids: list[str] = []
+        replayed = text
         if reply.tool_calls:
             calls = [self._from_native(tc, notes) for tc in reply.tool_calls]
             ids = [str(tc.id or "") for tc in reply.tool_calls]
@@ -221,6 +223,10 @@ class RobustModel(Model):  # type: ignore[misc]
                 notes.append("took prose without a call as the final answer")
             else:
                 calls, notes = list(result.calls), list(result.repairs)
+                # replayed once, as the native call below: with the text too, the template
+                # showed each call twice, and Qwen2.5-Coder-1.5B through llama-server repeated
+                # its previous call (L4: read_file("config.py") three times)
+                replayed = prose_before_call(text)
         if len(calls) > self.max_calls_per_reply:
             notes.append(f"kept the first {self.max_calls_per_reply} of {len(calls)} calls")
             calls = calls[: self.max_calls_per_reply]
@@ -246,7 +252,7 @@ class RobustModel(Model):  # type: ignore[misc]
         ]
         return ChatMessage(
             role=MessageRole.ASSISTANT,
-            content=self._echo(text),
+            content=self._echo(replayed),
             tool_calls=tool_calls,
             raw=reply.raw,
             token_usage=usage,

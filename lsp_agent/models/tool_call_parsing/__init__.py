@@ -97,6 +97,17 @@ def parse_tool_calls_from_text(text: str, tools: ToolInputs | None = None) -> Pa
     return ParseFailure("no tool call found in the reply")
 
 
+# Where a call written as text begins: a fence opening an object, a tag, an object naming a tool.
+CALL_START = re.compile(r'```[a-z]*\s*\{|<tool_call>|\{\s*"(name|function|tool)"\s*:')
+
+
+def prose_before_call(text: str) -> str:
+    """The words a reply wrote before the call it wrote as text ("" when it began with the
+    call); the whole text when no call start is found."""
+    start = CALL_START.search(text)
+    return text[: start.start()].strip() if start else text
+
+
 def says_it_is_the_answer(text: str) -> bool:
     """Whether text without a call says it is the final answer (`Final answer: …`,
     `final_answer: …`, `{"answer": …}`)."""

@@ -74,6 +74,27 @@ class _FixedReply(Model):  # type: ignore[misc]
         return self.reply
 
 
+@pytest.mark.parametrize(
+    ("text", "replayed"),
+    [
+        ('```json\n{"name": "read_file", "arguments": {"path": "a.py"}}\n```', None),
+        ('{"name": "read_file", "arguments": {"path": "a.py"}}', None),
+        (
+            'I will read it.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}}',
+            "I will read it.",
+        ),
+    ],
+)
+def test_a_call_written_as_text_is_replayed_once_as_the_native_call(
+    text: str, replayed: str | None
+) -> None:
+    # with the text kept too, the chat template showed the call twice (the text, then the
+    # native call), and Qwen2.5-Coder-1.5B through llama-server repeated its last call
+    message, _ = _reply({"text": text})
+    assert _only_call(message) == ("read_file", {"path": "a.py"})
+    assert message.content == replayed
+
+
 def test_native_call_ids_and_token_usage_are_kept() -> None:
     from smolagents.models import ChatMessageToolCall, ChatMessageToolCallFunction
     from smolagents.monitoring import TokenUsage

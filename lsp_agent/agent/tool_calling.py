@@ -19,6 +19,7 @@ from lsp_agent.agent.prompts import small_model_templates
 from lsp_agent.agent.steps import StepMonitor, job_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import memory_messages
+from lsp_agent.models.robust import RobustModel
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 from tools.base import ToolContext
 
@@ -33,6 +34,11 @@ class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
         super().__init__(**kwargs)
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
+        if isinstance(self.model, RobustModel):
+            # On the last step, words without a call are the answer: told "This is your LAST
+            # step. Call final_answer now", Qwen2.5-Coder-1.5B through llama-server wrote the
+            # right answer as text, and the run ended at its step limit without it (L4).
+            self.model.prose_is_final_answer = self.step_number >= self.max_steps
         messages = memory_messages(self.memory, summary_mode)
         notes = job_notes(self.tool_context, self.step_number, self.max_steps)
         if notes and not summary_mode:

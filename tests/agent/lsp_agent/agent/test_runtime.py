@@ -128,6 +128,18 @@ def test_max_steps_and_budget_reminders(tmp_repo: Path) -> None:
     assert any("steps left" in t or "LAST step" in t for t in texts)
 
 
+def test_words_without_a_call_are_the_answer_on_the_last_step_only(tmp_repo: Path) -> None:
+    settings = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_steps=2)
+    turns = [
+        {"text": "Let me think about it."},  # step 1: no call, told how to answer or call
+        {"text": "The owner is Mira Okonkwo."},  # step 2, the last: this is the answer
+    ]
+    result, _, model = run(tmp_repo, turns, settings=settings)
+    assert result.status == "answered" and result.answer == "The owner is Mira Okonkwo."
+    assert len(model.calls) == 2  # no closing summary asked for
+    assert any("LAST step" in str(m.content) for m in model.calls[1].messages)
+
+
 def test_cancel_ends_the_job_within_a_step(tmp_repo: Path) -> None:
     cancel = threading.Event()
     cancel.set()

@@ -27,6 +27,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from tools.registry import TOOL_NAMES
 from tools.workspace import NotTextError, Workspace
@@ -97,8 +98,15 @@ def _source(workspace: Workspace, path: str) -> str:
 
 
 def task_pointers(task: str, workspace: Workspace) -> str:
-    """The lines the task message ends with (empty when the task names nothing found)."""
-    places = find_definitions(task_names(task), workspace)
+    """The lines the task message ends with (empty when the task names nothing found, or
+    names the files where it is: then the pointer says nothing new, and SmolLM2-135M, told
+    "Read it with read_file(…)" beside the demo's exact patch, read calc.py until the loop
+    guard stopped it)."""
+    places = [
+        p
+        for p in find_definitions(task_names(task), workspace)
+        if PurePosixPath(p.path).name not in task
+    ]
     if not places:
         return ""
     found = "; ".join(f"{p.name} is defined in {p.path} line {p.line} (`{p.text}`)" for p in places)

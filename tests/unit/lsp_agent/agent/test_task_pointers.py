@@ -44,6 +44,12 @@ def test_a_function_is_found_with_its_signature_and_the_call_that_reads_it(
     )
 
 
+def test_a_definition_in_a_file_the_task_names_is_not_pointed_at(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"calc.py": "def average(values):\n    return 0\n"})
+    assert task_pointers("average() in calc.py divides by the wrong number.", ws) == ""
+    assert "calc.py line 1" in task_pointers("average() divides by the wrong number.", ws)
+
+
 def test_a_constant_is_not_pointed_at(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"config.py": "MAX_ITEMS = 473\n", "use.py": "x = MAX_ITEMS\n"})
     assert task_pointers("What is MAX_ITEMS?", ws) == ""

@@ -4,7 +4,8 @@ A small model shown a failing assertion rewrites the assertion: Qwen2.5-Coder-1.
 the test file on 12 of 12 bug-fix tasks ("The tests in test_X.py fail. Find and fix the bug
 in X.py.") and never read X.py. The reply of a failing run therefore says which files the
 failing tests exercise (the non-test files in the traceback, then what the failing test
-files import) and the exact call that reads the first one.
+files import, those whose names the failing assertion calls first) and the exact call that
+reads the first one.
 
 Only names of files that exist in the workspace come out; test files are read through the
 workspace (open buffers included) and parsed, never run.
@@ -26,6 +27,10 @@ _FAILED = re.compile(r"^(?:FAILED|ERROR) ([\w./-]+\.py)::", re.M)  # pytest's su
 _FRAME = re.compile(r"^([\w./-]+\.py):\d+: ", re.M)  # pytest's traceback locations
 _UNITTEST_FRAME = re.compile(r'^\s*File "([\w./-]+\.py)", line \d+', re.M)
 _UNITTEST_FAILED = re.compile(r"^(?:FAIL|ERROR): \w+ \(([\w.]+)\)", re.M)
+# pytest's assertion report: "+  where 4 = total_stock([...])", and the failing line "> ...".
+_WHERE_CALL = re.compile(r"^E\s+\+\s+where .*? = ([\w.]+)\(", re.M)
+_FAILING_LINE = re.compile(r"^>\s+(.+)$", re.M)
+_CALL = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 
 
 def code_under_test(output: str, workspace: Workspace) -> list[str]:
@@ -39,9 +44,28 @@ def code_under_test(output: str, workspace: Workspace) -> list[str]:
         mentioned.extend(m for m in modules if is_test_file(m) and _exists(workspace, m))
     mentioned = _unique(mentioned)
     found = [path for path in mentioned if not _is_test_support(path)]
+    imported: list[tuple[str, set[str]]] = []
     for test_file in (path for path in mentioned if is_test_file(path)):
-        found.extend(_imported_files(test_file, workspace))
+        imported.extend(_imported_files(test_file, workspace))
+    called = _called_names(output)
+
+    def first_called(item: tuple[str, set[str]]) -> int:
+        """Where the file's imported names come first among the calls the failure shows:
+        `from inventory import Item` and `from report import total_stock` for a failing
+        `assert total_stock([Item(...)]) == 7`: report.py first."""
+        return min((called.index(name) for name in item[1] if name in called), default=len(called))
+
+    found.extend(path for path, _ in sorted(imported, key=first_called))
     return _unique(found)[:MAX_NAMED]
+
+
+def _called_names(output: str) -> list[str]:
+    """Names the failing assertions call, the call that gave the wrong value first (pytest's
+    `where` lines, then the failing lines), each dotted name also by its parts."""
+    dotted = _WHERE_CALL.findall(output)
+    for line in _FAILING_LINE.findall(output):
+        dotted.extend(_CALL.findall(line))
+    return _unique(part for name in dotted for part in (name, *name.split(".")))
 
 
 def next_step_after_failure(output: str, workspace: Workspace) -> str:
@@ -57,7 +81,8 @@ def next_step_after_failure(output: str, workspace: Workspace) -> str:
     )
 
 
-def _imported_files(test_file: str, workspace: Workspace) -> list[str]:
+def _imported_files(test_file: str, workspace: Workspace) -> list[tuple[str, set[str]]]:
+    """The workspace files `test_file` imports, each with the names it binds from them."""
     try:
         text = workspace.read_text(test_file)
     except (OSError, ValueError):
@@ -69,7 +94,7 @@ def _imported_files(test_file: str, workspace: Workspace) -> list[str]:
     except (SyntaxError, ValueError):
         return []
     directory = posixpath.dirname(test_file)
-    files: list[str] = []
+    files: dict[str, set[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found = [_resolve(a.name, 0, directory, workspace) for a in node.names]
@@ -79,11 +104,13 @@ def _imported_files(test_file: str, workspace: Workspace) -> list[str]:
             names = (f"{base}.{a.name}" if base else a.name for a in node.names)
             found = [_resolve(name, level, directory, workspace) for name in names]
             if not any(found):
-                found = [_resolve(base, level, directory, workspace)]
+                found = [_resolve(base, level, directory, workspace)] * len(node.names)
         else:
             continue
-        files.extend(path for path in found if path and not _is_test_support(path))
-    return files
+        for alias, path in zip(node.names, found, strict=True):
+            if path and not _is_test_support(path):
+                files.setdefault(path, set()).add(alias.asname or alias.name.split(".")[0])
+    return list(files.items())
 
 
 def _resolve(module: str, level: int, directory: str, workspace: Workspace) -> str | None:

@@ -74,6 +74,25 @@ def test_a_failure_raised_in_the_code_names_that_file_first(tmp_path: Path) -> N
     ]
 
 
+def test_the_module_whose_function_the_failing_assertion_calls_comes_first(
+    tmp_path: Path,
+) -> None:
+    """`from inventory import Item` is imported first, but the wrong value came from
+    `total_stock` (pytest: `where 4 = total_stock(...)`): report.py is named first."""
+    (tmp_path / "inventory.py").write_text(
+        "class Item:\n    def __init__(self, name, count):\n        self.count = count\n"
+    )
+    (tmp_path / "report.py").write_text(
+        "def total_stock(items):\n    return sum(i.count for i in items[1:])\n"
+    )
+    (tmp_path / "test_report.py").write_text(
+        "from inventory import Item\nfrom report import total_stock\n\n\n"
+        'def test_total():\n    assert total_stock([Item("a", 3), Item("b", 4)]) == 7\n'
+    )
+    output = real_output(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert code_under_test(output, DiskWorkspace(tmp_path)) == ["report.py", "inventory.py"]
+
+
 def test_unittest_output_is_read_too(tmp_path: Path) -> None:
     root = bugfix_repo(tmp_path)
     (root / "test_temperature.py").write_text(

@@ -28,6 +28,7 @@ from tools.patches import (
     next_step,
     not_a_fix,
     rebase,
+    whole_definition_reading,
 )
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,9 @@ class ProposePatch(PatchToolBase):
     path_inputs = ("path",)
 
     def forward(self, path: str, old: str, new: str) -> dict[str, Any]:
-        result = apply_search_replace(path, old, new, self.context.workspace)
+        workspace = self.context.workspace
+        plain = apply_search_replace(path, old, new, workspace)
+        result = whole_definition_reading(path, old, new, plain, workspace)
         return self.proposal(result.diff, result)
 
 

@@ -56,7 +56,11 @@ from tools.patches.undo import (
     plan_undo,
     workspace_reader,
 )
-from tools.patches.whole_function import apply_whole_function, definitions
+from tools.patches.whole_function import (
+    apply_whole_function,
+    definitions,
+    whole_definition_reading,
+)
 from tools.patches.writer import DiskPatchWriter, PatchWriter, WriteOutcome
 
 __all__ = [
@@ -95,5 +99,6 @@ __all__ = [
     "search_replace",
     "search_replace_diff",
     "unified_hunks",
+    "whole_definition_reading",
     "workspace_reader",
 ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from collections.abc import Iterator
+from dataclasses import replace
 
 from safety.errors import ErrorType, read_file_call
 from safety.unified_diff import exists_quietly, workspace_path
@@ -92,6 +93,51 @@ def apply_whole_function(path: str, name: str, code: str, workspace: Workspace) 
     new_lines = _indented(code, rel, lines[first - 1][:column])
     after = "".join([*lines[: first - 1], *new_lines, *lines[last:]])
     return apply_whole_file(rel, after, workspace, _NO_LIMIT)
+
+
+def whole_definition_reading(
+    path: str, old: str, new: str, plain: PatchResult, workspace: Workspace
+) -> PatchResult:
+    """`plain` (``propose_patch``'s edit as written), or, when `old` is the def or class line of
+    one definition, `new` a whole new definition of that name, and `plain` leaves the file
+    no longer parsing while the definition replaced whole parses: that replacement.
+    Qwen2.5-Coder-1.5B, having said average() should divide by ``len(values)``, sent
+    ``old="def average(values):"``, ``new="def average(values): return sum(values) /
+    len(values)"``: taken as written, the old body is left under a one-line def (an
+    IndentationError); read as a whole definition, it is the fix it meant. An insertion
+    after a def line (a docstring) still parses, and is taken as written."""
+    patched = plain.files[0]
+    header = old.strip()
+    if len(plain.files) != 1 or "\n" in header or not path.endswith(".py"):
+        return plain
+    if patched.before is None or patched.after is None or not definitions(patched.before):
+        return plain
+    if definitions(patched.after):
+        return plain  # the edit as written parses: it is what was meant
+    named = _defined_name(header + " pass")
+    if named is None or _defined_name(new) != named:
+        return plain
+    try:
+        whole = apply_whole_function(path, named, new, workspace)
+    except PatchError:
+        return plain
+    note = (
+        f"{patched.path}: 'old' was the def line of {named} and 'new' a whole definition, "
+        f"which left the file unparsable; {named} was replaced whole instead"
+    )
+    rewritten = whole.files[0]
+    return PatchResult((replace(rewritten, adjustments=(*rewritten.adjustments, note)),))
+
+
+def _defined_name(code: str) -> str | None:
+    """The name `code` defines, when it is exactly one function or class."""
+    try:
+        tree = ast.parse(textwrap.dedent(code).strip())
+    except SyntaxError:
+        return None
+    if len(tree.body) == 1 and isinstance(tree.body[0], _DEFINITION):
+        return tree.body[0].name
+    return None
 
 
 def _indented(code: str, rel: str, pad: str) -> list[str]:

@@ -65,6 +65,18 @@ def test_propose_patch_returns_an_id_and_the_check(setup, box) -> None:
     assert (repo / CALC).read_text() == ORIGINAL, "proposing never writes"
 
 
+def test_propose_patch_reads_a_def_line_and_a_whole_definition_as_the_definition(
+    setup, box
+) -> None:
+    tools, _, _ = setup
+    reply = json.loads(
+        tools["propose_patch"](path=CALC, old="def add(a, b):", new="def add(a, b): return b + a")
+    )
+    assert "add was replaced whole" in reply["adjustments"][0]
+    assert "-    return a + b" in box.checks[0]["diff"]
+    assert "+def add(a, b): return b + a" in box.checks[0]["diff"]
+
+
 def test_propose_unified_reports_adjustments_and_failed_checks(tmp_repo, gate) -> None:
     box = FakeSandbox(check_passed=False)
     context = tool_context(DiskWorkspace(tmp_repo), approvals=gate, sandbox_factory=lambda: box)

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tools.patches import PatchError, apply_whole_function, definitions
+from tools.patches import (
+    PatchError,
+    apply_search_replace,
+    apply_whole_function,
+    definitions,
+    whole_definition_reading,
+)
 from tools.workspace import DiskWorkspace
 
 CALC = '''"""Arithmetic helpers."""
@@ -92,3 +98,44 @@ def test_bad_input_is_a_patch_error_with_a_hint(
     assert caught.value.recovery_suggestion
     if "defines no function" in message:
         assert "average" in str(caught.value)  # the names it has
+
+
+def _reading(ws: DiskWorkspace, old: str, new: str) -> str:
+    plain = apply_search_replace("calc.py", old, new, ws)
+    result = whole_definition_reading("calc.py", old, new, plain, ws)
+    after = result.files[0].after
+    assert after is not None
+    return after
+
+
+def test_a_def_line_replaced_by_a_whole_one_line_definition_replaces_the_definition(
+    ws: DiskWorkspace,
+) -> None:
+    """Qwen2.5-Coder-1.5B's fix of average(): as written it leaves the old body under a
+    one-line def (IndentationError); read as the whole definition it is the fix."""
+    after = _reading(
+        ws, "def average(values):", "def average(values): return sum(values) / len(values)"
+    )
+    assert "def average(values): return sum(values) / len(values)\n" in after
+    assert "len(values) + 1" not in after and '"""The mean."""' not in after
+    assert "def weighted_total" in after and "class Stock" in after
+    namespace: dict[str, object] = {}
+    exec(compile(after, "calc.py", "exec"), namespace)
+    assert namespace["average"]([2, 4, 6]) == 4  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a docstring inserted after a def line parses: taken as written
+        ("def average(values):", 'def average(values):\n    """Arithmetic mean."""'),
+        # a signature changed alone: taken as written
+        ("def average(values):", "def average(values, weights=None):"),
+        # another definition's name in new: not a rewrite of this one
+        ("def average(values):", "def mean(values): return 0"),
+    ],
+)
+def test_other_edits_of_a_def_line_are_taken_as_written(
+    ws: DiskWorkspace, old: str, new: str
+) -> None:
+    assert _reading(ws, old, new) == CALC.replace(old, new, 1)

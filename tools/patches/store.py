@@ -224,11 +224,12 @@ def not_a_fix(patch_id: str, check: object | None) -> str:
         )
     still, fixed = getattr(check, "still_failing", ()), getattr(check, "fixed", ())
     if still and not fixed:
+        # No apply_patch call is shown here: told "If the task is something else, apply it
+        # with apply_patch(patch_id="p1")", Qwen2.5-Coder-1.5B applied its no-fix to average().
         return (
             f"{patch_id} fixes none of the {len(still)} failing tests: they fail as before. If "
             "the task is to make them pass, do not apply it. Next: read the code the failing "
-            "test calls and propose a different change there. If the task is something else, "
-            f'apply it with apply_patch(patch_id="{patch_id}").'
+            "test calls and propose a different change there."
         )
     return ""
 

@@ -210,6 +210,7 @@ def test_next_step_never_offers_a_patch_that_cannot_be_applied() -> None:
     note = next_step("p1", "proposed", same)
     assert note.startswith("p1 fixes none of the 1 failing tests: they fail as before.")
     assert "do not apply it" in note and "propose a different change" in note
+    assert "apply_patch(" not in note  # a small model copies a call it is shown
     some = SimpleNamespace(
         check_status="passed", fixed=("t::a",), broken=(), still_failing=("t::b",)
     )

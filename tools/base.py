@@ -108,13 +108,17 @@ class AgentTool(Tool):  # type: ignore[misc]
 
     `path_inputs` name the arguments validated as workspace paths; `command_input` names
     the argument judged by the command policy; `read_only` says the tool only reads the
-    repository (files, git) and changes nothing; `approval_for()` says what a call needs
-    approved (beyond REQUIRE_APPROVAL commands, which the wrapper handles itself).
+    repository (files, git) and changes nothing; `thought_leads`, when not None, ask a model
+    that can (the embedded one) to think in words before it writes the call: its own
+    thought, then each lead followed by its words (the edit tools); `approval_for()` says
+    what a call needs approved (beyond REQUIRE_APPROVAL commands, which the wrapper handles
+    itself).
     """
 
     path_inputs: ClassVar[tuple[str, ...]] = ()
     command_input: ClassVar[str | None] = None
     read_only: ClassVar[bool] = False  # only reads the repository (the explorer gets these)
+    thought_leads: ClassVar[tuple[str, ...] | None] = None  # words first (see the class doc)
     output_type = "string"
 
     def __init__(self, context: ToolContext) -> None:

@@ -10,7 +10,7 @@ through the session's `PatchWriter` (disk headless, a workspace edit in the edit
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
 from safety.approval_flags import patch_flags
 from safety.approvals import ApprovalKind
@@ -86,7 +86,16 @@ class PatchToolBase(AgentTool):
         return reply
 
 
-class ProposePatchUnified(PatchToolBase):
+class ProposalTool(PatchToolBase):
+    """A tool that writes a change: the model first says in words what it will change.
+    Qwen2.5-Coder-1.5B, asked to fix `average()`, wrote the line back with its bug when it
+    wrote the call at once (3 of 3 runs); led to check each line against the task, it named
+    the bug and its fix."""
+
+    thought_leads: ClassVar[tuple[str, ...] | None] = ()
+
+
+class ProposePatchUnified(ProposalTool):
     name = "propose_patch_unified"
     description = "Propose a change as a unified diff. Returns patch_id and a check result."
     inputs = {"diff": {"type": "string", "description": "Unified diff."}}
@@ -95,7 +104,7 @@ class ProposePatchUnified(PatchToolBase):
         return self.proposal(diff, apply_diff(diff, self.context.workspace))
 
 
-class ProposePatch(PatchToolBase):
+class ProposePatch(ProposalTool):
     name = "propose_patch"
     description = (
         "Propose replacing exact text old with new in a file. Returns patch_id and a check result."
@@ -106,6 +115,11 @@ class ProposePatch(PatchToolBase):
         "new": {"type": "string", "description": "New text."},
     }
     path_inputs = ("path",)
+    # The text to replace, said first: Qwen2.5-Coder-1.5B, having named the bug in words,
+    # began `old` with `return sum(` and went on with the first such line of the file
+    # (weighted_total's); said as "replace `len(values) + 1` with `len(values)`", it is
+    # copied from the words.
+    thought_leads = (" So I will replace `",)
 
     def forward(self, path: str, old: str, new: str) -> dict[str, Any]:
         workspace = self.context.workspace
@@ -114,7 +128,7 @@ class ProposePatch(PatchToolBase):
         return self.proposal(result.diff, result)
 
 
-class ProposeFile(PatchToolBase):
+class ProposeFile(ProposalTool):
     """The whole-file edit format: small models rewrite a short file more reliably than
     they copy its lines into `old` (offered with the `whole_file` edit format)."""
 
@@ -135,7 +149,7 @@ class ProposeFile(PatchToolBase):
         return self.proposal(result.diff, result)
 
 
-class ProposeFunction(PatchToolBase):
+class ProposeFunction(ProposalTool):
     """The whole-function edit format (`whole_function`): a Python function, method or class
     named and written anew (`patches.whole_function`)."""
 

@@ -1,7 +1,8 @@
 """Qwen2.5-Coder-1.5B in-process (`embedded:qwen2.5-coder-1.5b`, the `qwen` extra that
 tests/check.sh installs and assembles): short levels pass, the KV cache carries each step's
-prompt to the next (a step evaluates its new messages, not the whole prompt), and a call
-step generates the call."""
+prompt to the next (a step evaluates its new messages, not the whole prompt), a call step
+generates the call (and, before an edit, a read or the answer, a short thought), and a fix
+level is fixed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from lsp_agent.benchmarks.compliance.levels import select_levels
 from lsp_agent.benchmarks.compliance.suite import run_level_once
+from lsp_agent.models.embedded.model import THINK_TOKENS
 from lsp_agent.settings import Settings
 from tests.conftest import require_component
 
@@ -44,4 +46,15 @@ def test_short_levels_pass_and_each_step_evaluates_only_its_new_messages(
         # (its step note, "Only 2 steps left…", about 20 tokens)
         assert after["prompt_evaluated"] <= 1.2 * grown + 40, requests
     for request in requests:  # a call step writes the call (and words it dropped, if any)
-        assert request["generated"] <= 120, requests
+        assert request["generated"] <= 2 * THINK_TOKENS + 60, requests
+
+
+def test_the_model_says_what_it_will_change_and_the_fix_is_made(qwen: Settings) -> None:
+    """L6 (fix average() with propose_patch): before the edit the model writes a thought and
+    what it will replace, which the call follows but the history leaves out. Without them it
+    wrote the line back with its bug (3 of 3 runs on 2026-11-27)."""
+    (level,) = select_levels(("L6",))
+    record = run_level_once(level, qwen)
+    assert record.passed, (record.reason, record.tools, record.answer)
+    assert "propose_patch" in record.tools, record.tools
+    assert any(r["dropped"] > 0 for r in record.requests), record.requests  # the words it wrote

@@ -29,6 +29,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -61,6 +62,7 @@ from lsp_agent.models.embedded.prompt import chat_turns, native_messages
 from lsp_agent.models.embedded.tool_grammar import (
     CALL_PREFIX,
     MIN_ANSWER_CHARS,
+    ToolSpec,
     call_head,
     check_call,
     tool_specs,
@@ -90,6 +92,12 @@ NATIVE_CALL_OPENER = '<tool_call>\n{"name": "'
 CALL_STARTS = ("<", "`", "{")
 # The reply is a call when the first token begins one at least this often.
 CALL_ODDS = 0.5
+# Words a model may write, after each lead, before an edit, and before a read or the answer.
+THINK_TOKENS = 80
+ANSWER = "final_answer"
+THOUGHT_LEAD = "Let's check each line against the task."
+# A thought ends at a paragraph, a code block, or the start of a call.
+THOUGHT_END = re.compile(r"\n\n|```|<tool_call>|Here is")
 
 
 class PromptTooLongError(ValueError):
@@ -183,6 +191,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         decoder = self.loaded.decoder
         load = None
         reasoning: list[int] = []
+        words = ""
         if self.answers_in_prose:
             odds, first, load = reply_start(decoder, prompt, _starts_call, temperature=temperature)
             if odds < CALL_ODDS:
@@ -200,10 +209,49 @@ class EmbeddedModel(Model):  # type: ignore[misc]
                 words = words.rstrip()
                 reasoning = self._tokens(words + "\n") if words else []
                 load.wasted = len(generation.tokens)
-        reply = self._call(prompt, tools, max_tokens, temperature, previous, load, reasoning)
-        if reasoning and isinstance(reply.raw, dict):
-            reply.raw["reasoning"] = words
+        reply = self._call(
+            prompt,
+            tools,
+            max_tokens,
+            temperature,
+            previous,
+            load,
+            reasoning,
+            think=self.answers_in_prose,
+        )
+        if isinstance(reply.raw, dict):
+            words = reply.raw.pop("thought", "") or words
+            if words:
+                reply.raw["reasoning"] = words
         return reply
+
+    @staticmethod
+    def _thinks_before(spec: ToolSpec, previous: str | None) -> bool:
+        """Whether the model thinks before a call to `spec`: before an edit, and, once it has
+        called a tool, before a read or the answer."""
+        if spec.thought_leads is not None:
+            return True
+        return previous is not None and (spec.read_only or spec.name == ANSWER)
+
+    def _think(
+        self, lead: list[int], leads: Sequence[str], temperature: float, load: PromptLoad
+    ) -> list[int]:
+        """The tokens of words the model writes after `lead`: each of `leads`, then its
+        words, at most THINK_TOKENS each, to the end of the paragraph, a code block or the
+        start of a call."""
+        said: list[int] = []
+        for text in leads:
+            said += self._tokens(text)
+            generation = self.loaded.decoder.generate(
+                [*lead, *said],
+                max_tokens=THINK_TOKENS,
+                temperature=temperature,
+                stop=_thought_stop,
+            )
+            load.wasted += len(generation.tokens)
+            words = THOUGHT_END.split(generation.text, maxsplit=1)[0].rstrip()
+            said += self._tokens(words)
+        return [*said, *self._tokens("\n")]
 
     def _call(  # noqa: PLR0917 (one reply's inputs)
         self,
@@ -214,10 +262,14 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         previous: str | None,
         load: PromptLoad | None = None,
         reasoning: Sequence[int] = (),
+        *,
+        think: bool = False,
     ) -> ChatMessage:
         """Choose the tool by likelihood, then write its arguments under the grammar
         (`load`: how the prompt was loaded already, if it was; `reasoning`: the words the
-        model wrote before the call, which the call follows but the reply leaves out)."""
+        model wrote before the call, which the call follows but the reply leaves out; with
+        `think` and no such words, the model says what it found before a second read in a
+        row, and what it will change before an edit: `_think`)."""
         choices = self.argument_choices() if self.argument_choices is not None else None
         specs = tool_specs(
             tools,
@@ -226,15 +278,30 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             min_answer_chars=1 if self.loaded.native_tools else MIN_ANSWER_CHARS,
         )
         opener = NATIVE_CALL_OPENER if self.loaded.native_tools else CALL_PREFIX
+        penalties = [self.repeat_penalty if s.name == previous else 0.0 for s in specs]
+
+        def pick(lead: list[int]) -> tuple[ToolSpec, PromptLoad]:
+            name, _, loaded = choose(
+                self.loaded.decoder,
+                [*lead, *self._tokens(opener)],
+                [f'{spec.name}",' for spec in specs],
+                temperature=temperature,
+                penalties=penalties,
+            )
+            return next(s for s in specs if f'{s.name}",' == name), loaded
+
         lead = [*prompt, *reasoning]
-        name, _, choice_load = choose(
-            self.loaded.decoder,
-            lead + self._tokens(opener),
-            [f'{spec.name}",' for spec in specs],
-            temperature=temperature,
-            penalties=[self.repeat_penalty if s.name == previous else 0.0 for s in specs],
-        )
-        spec = next(s for s in specs if f'{s.name}",' == name)
+        spec, choice_load = pick(lead)
+        load = load or choice_load
+        if think and not reasoning and self._thinks_before(spec, previous):
+            # say what was found (the read or the answer may change) and, before an edit,
+            # what will change
+            said = self._think(prompt, (THOUGHT_LEAD,), temperature, load)
+            if spec.thought_leads is None:
+                spec, _ = pick([*prompt, *said])
+            if spec.thought_leads:
+                said += self._think([*prompt, *said], spec.thought_leads, temperature, load)
+            lead = [*prompt, *said]
         head = call_head(spec.name, opener)
         decoder = self.loaded.decoder
         written = write_arguments(
@@ -248,10 +315,12 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             max_tokens=max_tokens,
         )
         text = head + written.text
-        load = load or choice_load
         load.tokens = len(prompt)
         forced = len(self._tokens(head)) + written.chosen
         raw = _raw(text, written.sampled, "stop" if written.complete else "length", load, forced)
+        if len(lead) > len(prompt) + len(reasoning):
+            thought = self.loaded.decoder.piece(lead[len(prompt) :])
+            raw["thought"] = thought.decode("utf-8", errors="replace").strip()
         usage = TokenUsage(len(prompt), forced + written.sampled + load.wasted)
         call = check_call(text.removeprefix(opener[: -len(CALL_PREFIX)]), specs)
         if isinstance(call, str):  # cut short (max tokens or a loop): RobustModel says so
@@ -351,6 +420,11 @@ def _text_stop(stops: list[str] | None, *, cut_at_call: bool) -> Callable[[str],
         return ends_in_loop(text)
 
     return stop
+
+
+def _thought_stop(text: str) -> bool:
+    """A thought ends with its paragraph, a code block, the start of a call, or a loop."""
+    return THOUGHT_END.search(text.lstrip()) is not None or ends_in_loop(text)
 
 
 def _starts_call(piece: str) -> bool:

@@ -78,6 +78,9 @@ class ArgumentSpec:
 class ToolSpec:
     name: str
     arguments: tuple[ArgumentSpec, ...]
+    # None: no words before the call; else the model's thought, then each lead and its words
+    thought_leads: tuple[str, ...] | None = None
+    read_only: bool = False  # the tool only reads
 
 
 def _path_inputs(tool: Any) -> tuple[str, ...]:
@@ -87,6 +90,19 @@ def _path_inputs(tool: Any) -> tuple[str, ...]:
         if isinstance(names, tuple | list):
             return tuple(str(n) for n in names)
     return ("path",) if "path" in getattr(tool, "inputs", {}) else ()
+
+
+def _declared(tool: Any, name: str, default: Any) -> Any:
+    """An attribute our tools declare (on the tool, or on the tool it wraps)."""
+    for owner in (tool, getattr(tool, "inner", None)):
+        value = getattr(owner, name, None)
+        if value is not None:
+            return value
+    return default
+
+
+def _leads(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(lead) for lead in value)
 
 
 def _argument_type(schema: Mapping[str, Any]) -> str:
@@ -143,7 +159,14 @@ def tool_specs(
             for a, key in ((a, PATH_KEY if a.name in paths else a.name) for a in arguments)
         )
         if not impossible:
-            specs.append(ToolSpec(str(tool.name), tuple(arguments)))
+            specs.append(
+                ToolSpec(
+                    str(tool.name),
+                    tuple(arguments),
+                    thought_leads=_leads(_declared(tool, "thought_leads", None)),
+                    read_only=_declared(tool, "read_only", False) is True,
+                )
+            )
     return specs
 
 

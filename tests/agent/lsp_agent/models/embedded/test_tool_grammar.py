@@ -162,6 +162,19 @@ def test_a_tool_whose_required_argument_has_no_choice_is_left_out(tools: list[An
     assert "git_diff" in no_paths and "read_file" not in no_paths
 
 
+def test_specs_say_which_tools_read_and_which_want_words_before_their_call(
+    tools: list[Any],
+) -> None:
+    specs = {s.name: s for s in tool_specs(tools, choices={"path": PATHS, "patch_id": ["p1"]})}
+    assert all(specs[name].read_only for name in ("read_file", "rg_search", "list_files"))
+    assert not any(specs[name].read_only for name in ("propose_patch", "run_cmd", "final_answer"))
+    # the edit tools: the model's thought, and for propose_patch what it will replace
+    assert specs["propose_patch"].thought_leads == (" So I will replace `",)
+    assert specs["propose_patch_unified"].thought_leads == ()
+    assert specs["read_file"].thought_leads is None
+    assert specs["final_answer"].thought_leads is None
+
+
 def test_a_value_grammar_admits_one_value_of_its_argument(
     vocab: ConstrainedLlama, tools: list[Any]
 ) -> None:

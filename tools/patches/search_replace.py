@@ -113,10 +113,17 @@ def search_replace(path: str, old: str, new: str, workspace: Workspace) -> Searc
             )
         return _edit(rel, text, new, ())
     if old == new:
+        # Qwen2.5-Coder-1.5B, having said that total_stock() skips the first item, sent
+        # `total += item.count` as both; told only "Put the changed text in 'new'", it gave up.
         raise PatchError(
             "'old' and 'new' are identical, so nothing would change.",
             kind=ErrorType.INVALID_ARGUMENT,
-            recovery_suggestion="Put the changed text in 'new'.",
+            recovery_suggestion=(
+                "Copy the text that must change into old exactly as it is, and write it as it "
+                f'must be in new: propose_patch(path="{rel}", old="<the text as it is>", '
+                'new="<the text as it must be>"). If the line you copied is right as it is, '
+                "the change belongs in another line."
+            ),
             file=rel,
         )
     after, notes = _replace_once(rel, text, old, new)

@@ -665,6 +665,14 @@ def test_search_replace_refusals(
     assert says in info.value.message
 
 
+def test_identical_old_and_new_get_the_exact_call_to_send_instead(tmp_repo: Path) -> None:
+    with pytest.raises(PatchError) as info:
+        search_replace("pkg/calc.py", "a + b", "a + b", DiskWorkspace(tmp_repo))
+    hint = info.value.recovery_suggestion
+    assert 'propose_patch(path="pkg/calc.py", old="<the text as it is>"' in hint
+    assert "another line" in hint
+
+
 # --- rendering, and git agrees ----------------------------------------------------
 
 

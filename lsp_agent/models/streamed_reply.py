@@ -8,7 +8,8 @@ cannot see a call end. So the request is streamed, and reading stops when
 
 - the text so far holds a complete call (`tool_call_parsing.stream_cut.complete_call_end`)
   and goes on after it (more words, another call, newlines; a closing fence aside),
-- or it ends in a loop (a short pattern over and over),
+- or it ends in a loop (a short pattern over and over, or a longer one, a sentence or a
+  few lines, three times in a row),
 
 and the connection is closed, which makes llama.cpp's server (and vLLM, Ollama) stop
 generating. Native tool-call deltas are read to the end (the server parsed them). The chunks
@@ -24,12 +25,17 @@ from typing import Any
 
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 
-__all__ = ["ends_in_loop", "read_stream", "trim_loop"]
+__all__ = ["ends_in_long_loop", "ends_in_loop", "read_stream", "trim_loop"]
 
 log = logging.getLogger(__name__)
 
 LOOP_MIN_CHARS = 48
 LOOP_MAX_PERIOD = 12
+# A server's text reply also loops in sentences and lines: a pattern of up to this many
+# characters, three times in a row, ends it (only there: code a model writes may repeat a
+# line or two on purpose, and the embedded model's arguments use `ends_in_loop` alone).
+LONG_LOOP_MAX_PERIOD = 240
+LONG_LOOP_ROUNDS = 3
 DIGITS = re.compile(r"[0-9]")
 NEWLINES_AFTER_A_CALL = 3  # "}\n```\n\n": the fence closed, and padding has begun
 
@@ -51,20 +57,42 @@ def ends_in_loop(text: str, *, min_chars: int = LOOP_MIN_CHARS) -> bool:
     return len(longer) == 2 * min_chars and _periodic(DIGITS.sub("#", longer))
 
 
+def ends_in_long_loop(text: str) -> bool:
+    """Whether `text` ends in `LONG_LOOP_ROUNDS` rounds of one pattern longer than
+    `LOOP_MAX_PERIOD` and at most `LONG_LOOP_MAX_PERIOD` characters long ("The answer is
+    42. The answer is 42. The answer is 42.")."""
+    longest = min(LONG_LOOP_MAX_PERIOD, len(text) // LONG_LOOP_ROUNDS)
+    for period in range(LOOP_MAX_PERIOD + 1, longest + 1):
+        tail = text[-LONG_LOOP_ROUNDS * period :]
+        if tail[period:] == tail[:-period]:
+            return True
+    return False
+
+
 def trim_loop(text: str) -> str:
-    """`text` with a looping tail cut back to its first round (`42.0.0.0.0…` -> `42.0`)."""
+    """`text` with a looping tail cut back to its first round (`42.0.0.0.0…` -> `42.0`; a
+    sentence said three times in a row -> said once)."""
     for period in range(1, LOOP_MAX_PERIOD + 1):
         tail = text[-LOOP_MIN_CHARS:]
         if len(tail) < LOOP_MIN_CHARS or tail[period:] != tail[:-period]:
             continue
-        end = len(text)
-        while (
-            end - 2 * period >= 0
-            and text[end - 2 * period : end - period] == text[end - period : end]
-        ):
-            end -= period
-        return text[:end]
+        return _first_round(text, period)
+    longest = min(LONG_LOOP_MAX_PERIOD, len(text) // LONG_LOOP_ROUNDS)
+    for period in range(LOOP_MAX_PERIOD + 1, longest + 1):
+        tail = text[-LONG_LOOP_ROUNDS * period :]
+        if tail[period:] == tail[:-period]:
+            # the round ends wherever reading stopped: keep whole sentences or lines only
+            kept = _first_round(text, period)
+            end = max(kept.rfind(mark) for mark in ".!?\n")
+            return kept[: end + 1] if end > 0 else kept
     return text
+
+
+def _first_round(text: str, period: int) -> str:
+    end = len(text)
+    while end >= 2 * period and text[end - 2 * period : end - period] == text[end - period : end]:
+        end -= period
+    return text[:end]
 
 
 def goes_on_after_the_call(rest: str) -> bool:
@@ -100,7 +128,7 @@ def read_stream(
         end = complete_call_end(text)
         if end is not None and goes_on_after_the_call(text[end:]):
             cut = "after a complete call"
-        elif ends_in_loop(text):
+        elif ends_in_loop(text) or ends_in_long_loop(text):
             cut = "in a loop"
         if cut is not None:
             break

@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from lsp_agent.models.streamed_reply import ends_in_loop, read_stream, trim_loop
+from lsp_agent.models.streamed_reply import (
+    ends_in_long_loop,
+    ends_in_loop,
+    read_stream,
+    trim_loop,
+)
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 
 # What Qwen2.5-Coder-1.5B wrote behind llama-server --jinja with tool_choice "required"
@@ -67,6 +72,23 @@ def test_a_looping_answer_is_cut() -> None:
     stream = Stream(tokens("final_answer: 42" + ".0" * 400))
     text, cut = read_stream(stream, text_of)
     assert cut == "in a loop" and len(text) < 100
+
+
+def test_a_reply_that_repeats_a_sentence_or_lines_is_cut() -> None:
+    """A text reply ran to max_tokens (1,024 tokens, 78 s) through llama-server in a CI run
+    without a loop of at most 12 characters."""
+    for looping in (
+        "Final answer: 42." + " The answer is 42." * 60,
+        "42\n" + "I did not run any command.\nThe answer is 42.\n" * 30,
+    ):
+        stream = Stream(tokens(looping))
+        text, cut = read_stream(stream, text_of)
+        assert cut == "in a loop" and len(text) < 200, text
+        trimmed = trim_loop(text)  # whole sentences or lines, none of them twice
+        assert trimmed.startswith(("Final answer: 42.", "42\n")), trimmed
+        assert trimmed.endswith((".", "\n")) and trimmed.count("The answer is") <= 1, trimmed
+    assert not ends_in_long_loop("The answer is 42. The answer is 42. It was read in calc.py.")
+    assert not ends_in_long_loop("x = 1\nx = 1\ny = 2\n")
 
 
 def test_a_reply_without_a_call_is_read_to_its_end() -> None:

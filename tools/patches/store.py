@@ -217,10 +217,13 @@ def not_a_fix(patch_id: str, check: object | None) -> str:
     applied it and answered that average() was fixed."""
     broken = getattr(check, "broken", ())
     if broken:
+        # No way out is offered here: told "... or call final_answer and say what you found",
+        # Qwen2.5-Coder-1.5B, whose first fix of letter() broke test_b, answered at once
+        # (step 4 of 10). The step notes say when steps run out.
         return (
             f"{patch_id}'s check broke {len(broken)} passing tests: do not apply it. Next: read "
-            "the code the failing test calls and propose a different change there, or call "
-            "final_answer and say what you found."
+            "the code the failing test calls and propose a different change there, one that "
+            "keeps the passing tests passing."
         )
     still, fixed = getattr(check, "still_failing", ()), getattr(check, "fixed", ())
     if still and not fixed:

@@ -192,7 +192,7 @@ def report(stage: AgentStage, before: str, after: str, outcome: DemoOutcome, sho
         f"   ended: {job.get('status', 'unknown')} after {job.get('steps', 0)} steps in "
         f"{job.get('durationS', 0)} s; tools: {', '.join(job.get('toolsUsed', [])) or 'none'}"
     )
-    show(f"   final answer: {shorten(str(job.get('answer') or '-'), ANSWER_CHARS)}")
+    show(f"   the model said: {shorten(str(job.get('answer') or '-'), ANSWER_CHARS)}")
     for fact in job.get("facts", []):  # what the job did, whatever the answer says
         show(f"   lsp-agent: {fact}")
     if job.get("error"):

@@ -57,16 +57,22 @@ def ends_in_loop(text: str, *, min_chars: int = LOOP_MIN_CHARS) -> bool:
     return len(longer) == 2 * min_chars and _periodic(DIGITS.sub("#", longer))
 
 
-def ends_in_long_loop(text: str) -> bool:
-    """Whether `text` ends in `LONG_LOOP_ROUNDS` rounds of one pattern longer than
-    `LOOP_MAX_PERIOD` and at most `LONG_LOOP_MAX_PERIOD` characters long ("The answer is
-    42. The answer is 42. The answer is 42.")."""
+def _long_period(text: str) -> int | None:
+    """The length of the pattern `text` ends in `LONG_LOOP_ROUNDS` rounds of, when it is
+    longer than `LOOP_MAX_PERIOD` and at most `LONG_LOOP_MAX_PERIOD` characters."""
     longest = min(LONG_LOOP_MAX_PERIOD, len(text) // LONG_LOOP_ROUNDS)
     for period in range(LOOP_MAX_PERIOD + 1, longest + 1):
         tail = text[-LONG_LOOP_ROUNDS * period :]
         if tail[period:] == tail[:-period]:
-            return True
-    return False
+            return period
+    return None
+
+
+def ends_in_long_loop(text: str) -> bool:
+    """Whether `text` ends in `LONG_LOOP_ROUNDS` rounds of one pattern longer than
+    `LOOP_MAX_PERIOD` and at most `LONG_LOOP_MAX_PERIOD` characters long ("The answer is
+    42. The answer is 42. The answer is 42.")."""
+    return _long_period(text) is not None
 
 
 def trim_loop(text: str) -> str:
@@ -77,15 +83,13 @@ def trim_loop(text: str) -> str:
         if len(tail) < LOOP_MIN_CHARS or tail[period:] != tail[:-period]:
             continue
         return _first_round(text, period)
-    longest = min(LONG_LOOP_MAX_PERIOD, len(text) // LONG_LOOP_ROUNDS)
-    for period in range(LOOP_MAX_PERIOD + 1, longest + 1):
-        tail = text[-LONG_LOOP_ROUNDS * period :]
-        if tail[period:] == tail[:-period]:
-            # the round ends wherever reading stopped: keep whole sentences or lines only
-            kept = _first_round(text, period)
-            end = max(kept.rfind(mark) for mark in ".!?\n")
-            return kept[: end + 1] if end > 0 else kept
-    return text
+    long_period = _long_period(text)
+    if long_period is None:
+        return text
+    # the round ends wherever reading stopped: keep whole sentences or lines only
+    kept = _first_round(text, long_period)
+    end = max(kept.rfind(mark) for mark in ".!?\n")
+    return kept[: end + 1] if end > 0 else kept
 
 
 def _first_round(text: str, period: int) -> str:

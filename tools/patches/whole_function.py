@@ -110,9 +110,7 @@ def whole_definition_reading(
     header = old.strip()
     if len(plain.files) != 1 or "\n" in header or not path.endswith(".py"):
         return plain
-    if patched.before is None or patched.after is None or not definitions(patched.before):
-        return plain
-    if definitions(patched.after):
+    if patched.after is None or _parses(patched.after):
         return plain  # the edit as written parses: it is what was meant
     named = _defined_name(header + " pass")
     if named is None or _defined_name(new) != named:
@@ -127,6 +125,14 @@ def whole_definition_reading(
     )
     rewritten = whole.files[0]
     return PatchResult((replace(rewritten, adjustments=(*rewritten.adjustments, note)),))
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _defined_name(code: str) -> str | None:

@@ -268,8 +268,8 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         """Choose the tool by likelihood, then write its arguments under the grammar
         (`load`: how the prompt was loaded already, if it was; `reasoning`: the words the
         model wrote before the call, which the call follows but the reply leaves out; with
-        `think` and no such words, the model says what it found before a second read in a
-        row, and what it will change before an edit: `_think`)."""
+        `think` and no such words, the model says what it found before a read or the answer
+        once it has called a tool, and what it will change before an edit: `_think`)."""
         choices = self.argument_choices() if self.argument_choices is not None else None
         specs = tool_specs(
             tools,

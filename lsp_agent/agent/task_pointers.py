@@ -12,6 +12,13 @@ and the call that reads its file:
     Found in this repository: total_stock is defined in report.py line 12
     (`def total_stock(items):`). Read it with read_file(path="report.py").
 
+Files the task names are pointed at too, with the calls that read them: told "Implement the
+stub in pangram.py so that the tests in pangram_test.py pass", Qwen2.5-Coder-1.5B called
+repo_info and list_files in turn until the loop guard stopped it, and never read pangram.py.
+
+    Found in this repository: pangram.py, pangram_test.py. Read them with
+    read_file(path="pangram.py") and read_file(path="pangram_test.py").
+
 Only functions and classes are pointed at, with their signature line; a constant's
 assignment is not (its value is for the model to read, and a small model told where it is
 answered with the place instead of the value).
@@ -46,6 +53,13 @@ NOT_CODE = frozenset({*TOOL_NAMES, "final_answer"})  # the agent's own tools, na
 # Only functions and classes are pointed at: told where a constant is assigned ("MAX_ITEMS
 # is defined in config.py line 3"), Qwen2.5-Coder-1.5B answered with that sentence instead of
 # reading the value (L3: 2 of 3 runs).
+# A file name as a task writes it: `calc.py`, src/calc.py, ./calc.py (not a URL's tail).
+_READABLE_SUFFIXES = (*SOURCE_SUFFIXES, ".txt", ".md", ".toml", ".json", ".yaml", ".yml", ".cfg")
+_FILE = re.compile(  # a file name as a task writes it: calc.py, src/calc.py, ./calc.py
+    r"(?<![\w/.:-])((?:\./)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:"
+    + "|".join(suffix[1:] for suffix in _READABLE_SUFFIXES)
+    + r"))(?![\w/-])"
+)
 _DEFINITION = r"^\s*(?:(?:async\s+)?def|class|function|func|fn|pub\s+fn)\s+{name}\b"
 
 
@@ -97,20 +111,52 @@ def _source(workspace: Workspace, path: str) -> str:
         return ""
 
 
+def named_files(task: str, workspace: Workspace) -> list[str]:
+    """The workspace files `task` names (`calc.py`, `src/calc.py`), in the task's order: a
+    path as written, or a bare name exactly one file in the workspace has (at most
+    `MAX_PLACES`)."""
+    words = _file_words(task)
+    if not words:
+        return []
+    files = workspace.list_files()[:MAX_FILES]
+    found: list[str] = []
+    for word in words:
+        matches = [word] if word in files else [f for f in files if f.endswith("/" + word)]
+        if len(matches) == 1 and matches[0] not in found:
+            found.append(matches[0])
+    return found[:MAX_PLACES]
+
+
+def names_a_tool(task: str) -> bool:
+    """Whether the task says which of the agent's tools to call (`read_file`, …)."""
+    return any(re.search(rf"\b{name}\b", task) for name in NOT_CODE)
+
+
 def task_pointers(task: str, workspace: Workspace) -> str:
-    """The lines the task message ends with (empty when the task names nothing found, or
-    names the files where it is: then the pointer says nothing new, and SmolLM2-135M, told
-    "Read it with read_file(…)" beside the demo's exact patch, read calc.py until the loop
-    guard stopped it)."""
+    """The line the task message ends with (empty when it would say nothing new).
+
+    A definition in a file the task names is not pointed at. The files the task names are,
+    unless the task already says which tool to call: told the demo's exact `propose_patch`
+    call and pointed at calc.py as well, SmolLM2-135M read calc.py until the loop guard
+    stopped it."""
+    files = [] if names_a_tool(task) else named_files(task, workspace)
+    named = {PurePosixPath(word).name for word in _file_words(task)}
     places = [
         p
         for p in find_definitions(task_names(task), workspace)
-        if PurePosixPath(p.path).name not in task
+        if PurePosixPath(p.path).name not in named
     ]
-    if not places:
+    found = [f"{p.name} is defined in {p.path} line {p.line} (`{p.text}`)" for p in places]
+    if files:
+        found.append(", ".join(files))
+    if not found:
         return ""
-    found = "; ".join(f"{p.name} is defined in {p.path} line {p.line} (`{p.text}`)" for p in places)
-    reads = " ".join(
-        f"read_file(path={json.dumps(path)})" for path in dict.fromkeys(p.path for p in places)
-    )
-    return f"Found in this repository: {found}. Read it with {reads}."
+    paths = list(dict.fromkeys([*(p.path for p in places), *files]))
+    reads = " and ".join(f"read_file(path={json.dumps(path)})" for path in paths)
+    them = "them" if len(paths) > 1 else "it"
+    return f"Found in this repository: {'; '.join(found)}. Read {them} with {reads}."
+
+
+def _file_words(task: str) -> list[str]:
+    """The file names `task` writes, without `./` and repeats."""
+    return list(dict.fromkeys(m.group(1).removeprefix("./") for m in _FILE.finditer(task)))

@@ -146,8 +146,8 @@ def _add_bench_edits_options(bench: Any) -> None:
         "--llama-server",
         type=Path,
         metavar="PATH",
-        help="bench edits: llama.cpp's llama-server, to serve an embedded:… model to every agent "
-        "when peers run (default $LLAMA_SERVER or llama-server on PATH)",
+        help="bench edits: llama.cpp's llama-server, to serve an embedded:… model to the peers "
+        "(lsp-agent runs it in-process; default $LLAMA_SERVER or llama-server on PATH)",
     )
 
 

@@ -136,7 +136,7 @@ def _measure(options: BenchOptions) -> Figures:
         )
         _ready(agents, endpoint, image)
         max_steps = options.max_steps or settings.agent_max_steps
-        setup = {"model": endpoint.ours.model_id, "max_steps": max_steps}
+        setup = {"model": model_id, "max_steps": max_steps}
         try:
             done = load_runs(options.output, setup) if options.output else []
         except ResumeError as exc:
@@ -152,6 +152,8 @@ def _measure(options: BenchOptions) -> Figures:
         )
         bench.setup = {
             **setup,
+            "lsp_agent_model": endpoint.ours.model_id,
+            "peers_model": endpoint.peer_model,
             "exercises": [exercise.name for exercise in exercises],
             "exercism_commit": source_commit(),
             "peers": {name: PEERS[name].requirement for name in options.peers},
@@ -250,7 +252,7 @@ class _Bench:
         )
 
     def _ours(self, exercise: Exercise, repo: Path, run_dir: Path) -> ExerciseRun:
-        meter = self.endpoint.meter
+        meter = self.endpoint.meter if self.endpoint.ours_metered else None
         run = run_ours(
             exercise,
             repo,
@@ -260,7 +262,7 @@ class _Bench:
             on_progress=_show_step,
             on_timeout=meter.abort if meter is not None else lambda: None,
         )
-        usage = self.endpoint.meter.take() if self.endpoint.meter is not None else None
+        usage = meter.take() if meter is not None else None
         verdict = judge(exercise, repo)
         result = run.result
         write_lines(run_dir / "events.jsonl", run.events)

@@ -2,12 +2,13 @@
 
 - `--model scripted`: lsp-agent alone, playing the example solutions (no endpoint).
 - `--model openai/NAME` with `MODEL_API_BASE`: that OpenAI-compatible server, for all agents.
-- `--model embedded:…`: lsp-agent alone runs it in-process; with peers, the same GGUF is
-  served by llama.cpp's `llama-server` (`--llama-server PATH`, `$LLAMA_SERVER` or on PATH;
-  `--jinja`) on 127.0.0.1, and every agent, lsp-agent included, talks to that server.
+- `--model embedded:…`: lsp-agent runs it in-process, as `lsp-agent run` does; with peers,
+  the same GGUF is also served by llama.cpp's `llama-server` (`--llama-server PATH`,
+  `$LLAMA_SERVER` or on PATH; `--jinja`) on 127.0.0.1 for the peers.
 - any other LiteLLM id (`ollama_chat/…`): lsp-agent alone (peers: use Ollama's `/v1` API
   as `openai/NAME`).
-Whenever there is an endpoint, every request goes through `ModelMeter`, which counts them.
+Every request to an endpoint goes through `ModelMeter`, which counts them; lsp-agent's
+in-process model counts its own (the job's figures).
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ class Endpoint:
     ours: OurModel
     peer_model: str = ""  # the LiteLLM id the peers use (openai/NAME); "" without an endpoint
     meter: ModelMeter | None = None
+
+    @property
+    def ours_metered(self) -> bool:
+        """Whether lsp-agent's requests go through the meter (not an in-process model)."""
+        return self.meter is not None and bool(self.ours.api_base)
 
 
 def llama_server_binary(given: Path | None) -> Path | None:
@@ -95,7 +101,9 @@ def _served(
         stack.enter_context(server)
     except ModelServerError as exc:
         raise BenchError(str(exc)) from None
-    return _metered(stack, f"openai/{alias}", server.openai_base, max_steps)
+    served = _metered(stack, f"openai/{alias}", server.openai_base, max_steps)
+    in_process = OurModel(model_id, max_steps=max_steps)  # as `lsp-agent run` runs it
+    return Endpoint(in_process, peer_model=served.peer_model, meter=served.meter)
 
 
 def _metered(stack: ExitStack, model_id: str, upstream: str, max_steps: int | None) -> Endpoint:

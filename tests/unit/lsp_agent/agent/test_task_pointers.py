@@ -46,7 +46,9 @@ def test_a_function_is_found_with_its_signature_and_the_call_that_reads_it(
 
 def test_a_definition_in_a_file_the_task_names_is_not_pointed_at(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"calc.py": "def average(values):\n    return 0\n"})
-    assert task_pointers("average() in calc.py divides by the wrong number.", ws) == ""
+    assert task_pointers("average() in calc.py divides by the wrong number.", ws) == (
+        'Found in this repository: calc.py. Read it with read_file(path="calc.py").'
+    )
     assert "calc.py line 1" in task_pointers("average() divides by the wrong number.", ws)
 
 
@@ -67,3 +69,58 @@ def test_the_task_message_ends_with_the_pointers(tmp_path: Path) -> None:
     message = task_message("Fix it.", tmp_path, pointers="Found in this repository: x.")
     assert message.endswith("Task:\nFix it.\n\nFound in this repository: x.")
     assert task_message("Fix it.", tmp_path / "none", pointers="P.") == "Fix it.\n\nP."
+
+
+def test_files_the_task_names_are_pointed_at_with_the_calls_that_read_them(
+    tmp_path: Path,
+) -> None:
+    # Told "Implement the stub in pangram.py so that the tests in pangram_test.py pass",
+    # Qwen2.5-Coder-1.5B called repo_info and list_files in turn until the loop guard stopped
+    # it, and never read pangram.py.
+    ws = workspace(
+        tmp_path,
+        {"pangram.py": "def is_pangram(sentence):\n    pass\n", "pangram_test.py": "import x\n"},
+    )
+    task = "Implement the stub in pangram.py so that the tests in pangram_test.py pass."
+    assert task_pointers(task, ws) == (
+        "Found in this repository: pangram.py, pangram_test.py. Read them with "
+        'read_file(path="pangram.py") and read_file(path="pangram_test.py").'
+    )
+
+
+def test_a_named_file_is_found_by_its_name_in_a_folder_and_missing_files_are_not_named(
+    tmp_path: Path,
+) -> None:
+    ws = workspace(tmp_path, {"src/calc.py": "x = 1\n", "tests/test_calc.py": "y = 2\n"})
+    pointers = task_pointers("The test in test_calc.py fails. Fix calc.py, not util.py.", ws)
+    assert pointers == (
+        "Found in this repository: tests/test_calc.py, src/calc.py. Read them with "
+        'read_file(path="tests/test_calc.py") and read_file(path="src/calc.py").'
+    )
+
+
+def test_a_file_name_two_folders_hold_is_not_guessed(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a/calc.py": "x = 1\n", "b/calc.py": "y = 2\n"})
+    assert task_pointers("Fix calc.py.", ws) == ""
+    assert "b/calc.py" in task_pointers("Fix b/calc.py.", ws)
+
+
+def test_a_task_that_says_which_tool_to_call_gets_no_file_pointer(tmp_path: Path) -> None:
+    # The 135M demo model is told the exact propose_patch call; pointed at calc.py as well,
+    # SmolLM2-135M read calc.py until the loop guard stopped it.
+    ws = workspace(tmp_path, {"calc.py": "def average(values):\n    return 0\n"})
+    task = 'calc.py has a bug. Call propose_patch with path "calc.py", old "0" and new "1".'
+    assert task_pointers(task, ws) == ""
+    assert task_pointers("Use read_file to read calc.py.", ws) == ""
+
+
+def test_a_definition_and_a_named_file_share_one_pointer(tmp_path: Path) -> None:
+    ws = workspace(
+        tmp_path,
+        {"report.py": "def total_stock(items):\n    return 0\n", "test_report.py": "t = 1\n"},
+    )
+    assert task_pointers("total_stock() is wrong: test_report.py fails.", ws) == (
+        "Found in this repository: total_stock is defined in report.py line 1 "
+        "(`def total_stock(items):`); test_report.py. Read them with "
+        'read_file(path="report.py") and read_file(path="test_report.py").'
+    )

@@ -74,6 +74,10 @@ class ToolContext:
     # The patch tools offered (AGENT_EDIT_FORMATS): propose_patch, propose_patch_unified,
     # propose_file; show_patch and apply_patch come with any of them.
     patch_tools: tuple[str, ...] = ("propose_patch", "propose_patch_unified")
+    # The files the task points at (`agent.task_pointers`): a loop warning names the first
+    # one not read yet, with the call that reads it. `read_paths`: the files read so far.
+    task_files: tuple[str, ...] = ()
+    read_paths: set[str] = field(default_factory=set)
     _sandbox: Sandbox | None = None
 
     def sandbox(self) -> Sandbox:

@@ -40,6 +40,17 @@ SPAN_VALUE_CHARS = 2000
 Result = dict[str, Any] | str
 
 
+def unread_task_file(context: ToolContext) -> str:
+    """A loop warning's last words: the first file the task points at that was not read
+    yet, and the exact call that reads it (a small model copies the call it is shown; told
+    only to "try something else", Qwen2.5-Coder-1.5B went on calling repo_info and
+    list_files in turn), or nothing."""
+    unread = [path for path in context.task_files if path not in context.read_paths]
+    if not unread:
+        return ""
+    return f" The task names {unread[0]}, not read yet: read_file(path={json.dumps(unread[0])})."
+
+
 class CallRecord:
     """What one call did, for the span (a plain slotted class: made on every call)."""
 
@@ -110,9 +121,13 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             duration_s=time.perf_counter() - started,
             digest=digest,
         )
+        path = arguments.get("path")
+        if self.inner.read_only and isinstance(result, str) and isinstance(path, str):
+            self.context.read_paths.add(path)
         if signal is not None:
             record.loop = signal.kind
-            observation += f"\n\n[{'stop' if signal.stop else 'warning'}] {signal.hint}"
+            hint = signal.hint if signal.stop else signal.hint + unread_task_file(self.context)
+            observation += f"\n\n[{'stop' if signal.stop else 'warning'}] {hint}"
         if span.is_recording():
             self._annotate(
                 span,

@@ -151,7 +151,7 @@ def run_job(request: JobRequest) -> JobResult:
     from lsp_agent.agent.instructions import task_message
     from lsp_agent.agent.memory import WorkspaceMemory
     from lsp_agent.agent.services import services
-    from lsp_agent.agent.task_pointers import task_pointers
+    from lsp_agent.agent.task_pointers import find_pointers
     from lsp_agent.models.errors import ModelConfigError
     from lsp_agent.models.factory import ready_model
 
@@ -184,12 +184,14 @@ def run_job(request: JobRequest) -> JobResult:
         mode = agent_mode(settings.agent_type, settings.sandbox_config(), run)
         built = build_agent(run, mode, extra_tools=subagent_tools(settings.agent_subagents, run))
         notes = context.memory.for_model() if isinstance(context.memory, WorkspaceMemory) else ""
+        pointers = find_pointers(request.task, request.workspace)
+        context.task_files = pointers.paths
         answer = built.agent.run(
             task_message(
                 request.task,
                 request.workspace.root,
                 notes,
-                task_pointers(request.task, request.workspace),
+                pointers.text,
             ),
             max_steps=settings.agent_max_steps,
         )

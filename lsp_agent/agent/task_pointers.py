@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 from tools.registry import TOOL_NAMES
 from tools.workspace import NotTextError, Workspace
@@ -132,8 +133,15 @@ def names_a_tool(task: str) -> bool:
     return any(re.search(rf"\b{name}\b", task) for name in NOT_CODE)
 
 
-def task_pointers(task: str, workspace: Workspace) -> str:
-    """The line the task message ends with (empty when it would say nothing new).
+class Pointers(NamedTuple):
+    """The line the task message ends with, and the files it names (definitions' first)."""
+
+    text: str
+    paths: tuple[str, ...]
+
+
+def find_pointers(task: str, workspace: Workspace) -> Pointers:
+    """What to tell the model beside `task` (empty when it would say nothing new).
 
     A definition in a file the task names is not pointed at. The files the task names are,
     unless the task already says which tool to call: told the demo's exact `propose_patch`
@@ -150,11 +158,18 @@ def task_pointers(task: str, workspace: Workspace) -> str:
     if files:
         found.append(", ".join(files))
     if not found:
-        return ""
-    paths = list(dict.fromkeys([*(p.path for p in places), *files]))
+        return Pointers("", ())
+    paths = tuple(dict.fromkeys([*(p.path for p in places), *files]))
     reads = " and ".join(f"read_file(path={json.dumps(path)})" for path in paths)
     them = "them" if len(paths) > 1 else "it"
-    return f"Found in this repository: {'; '.join(found)}. Read {them} with {reads}."
+    return Pointers(
+        f"Found in this repository: {'; '.join(found)}. Read {them} with {reads}.", paths
+    )
+
+
+def task_pointers(task: str, workspace: Workspace) -> str:
+    """The line the task message ends with (`find_pointers`)."""
+    return find_pointers(task, workspace).text
 
 
 def _file_words(task: str) -> list[str]:

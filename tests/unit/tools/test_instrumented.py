@@ -297,3 +297,36 @@ def test_auto_approve_gate_approves() -> None:
 
     outcome = AutoApprove().ask(ApprovalAsk(ApprovalKind.COMMAND, "x", "x"))
     assert outcome.approved
+
+
+def test_a_loop_warning_names_the_task_file_not_read_yet_with_the_call(tmp_path: Path) -> None:
+    """Told only to "try something else", Qwen2.5-Coder-1.5B called repo_info and list_files
+    in turn until the run was stopped, and never read the stub the task named."""
+    from tools.registry import build_tools
+
+    (tmp_path / "pangram.py").write_text("def is_pangram(sentence):\n    pass\n")
+    (tmp_path / "pangram_test.py").write_text("import pangram\n")
+    context = tool_context(tmp_path, task_files=("pangram.py", "pangram_test.py"))
+    tools = {tool.name: tool for tool in build_tools(context)}
+    outputs = [
+        tools[name](**arguments)
+        for name, arguments in [
+            ("repo_info", {}),
+            ("list_files", {"pattern": "*.py"}),
+            ("repo_info", {}),
+            ("list_files", {"pattern": "*.py"}),
+        ]
+    ]
+    assert "[warning]" in outputs[-1]
+    assert outputs[-1].endswith(
+        'The task names pangram.py, not read yet: read_file(path="pangram.py").'
+    )
+    assert "def is_pangram" in tools["read_file"](path="pangram.py")
+    assert context.read_paths == {"pangram.py"}
+    tools["read_file"](path="missing.py")  # a failed read reads nothing
+    for _ in range(2):
+        out = tools["repo_info"]()
+        out = tools["read_file"](path="pangram.py")
+    assert "[warning]" in out
+    assert out.endswith('not read yet: read_file(path="pangram_test.py").'), out
+    assert context.read_paths == {"pangram.py"}

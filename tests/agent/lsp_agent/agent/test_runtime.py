@@ -272,3 +272,24 @@ def test_a_rejected_patch_is_listed_as_rejected_and_never_offered_again(tmp_repo
     assert again["error"] == "invalid_argument" and "is rejected" in again["message"]
     assert "do not apply it again" in again["recovery_suggestion"]
     assert result.patches == ["p1: pkg/calc.py [rejected] the user said no"]
+
+
+def test_a_loop_warning_names_the_file_the_task_names_and_its_read_call(tmp_repo: Path) -> None:
+    """The job tells the tools which files its task points at (`find_pointers`): a model
+    going round repo_info and list_files is shown the exact call that reads the file."""
+    explore = [
+        {"tool": "repo_info", "arguments": {}},
+        {"tool": "list_files", "arguments": {"pattern": "*.py"}},
+    ]
+    result, _, model = run_scripted(
+        tmp_repo,
+        [*explore, *explore, {"final_answer": "done"}],
+        SETTINGS,
+        "add() in pkg/calc.py is wrong; fix it.",
+    )
+    assert result.status == "answered", result
+    shown = tool_texts(model)
+    assert "[warning]" not in shown[2]
+    assert shown[3].endswith(
+        'The task names pkg/calc.py, not read yet: read_file(path="pkg/calc.py").'
+    ), shown[3]

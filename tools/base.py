@@ -75,9 +75,10 @@ class ToolContext:
     # propose_file; show_patch and apply_patch come with any of them.
     patch_tools: tuple[str, ...] = ("propose_patch", "propose_patch_unified")
     # The files the task points at (`agent.task_pointers`): a loop warning names the first
-    # one not read yet, with the call that reads it. `read_paths`: the files read so far.
+    # one not seen yet, with the call that reads it. `seen_paths`: the files a call has read
+    # or proposed a change to without an error so far.
     task_files: tuple[str, ...] = ()
-    read_paths: set[str] = field(default_factory=set)
+    seen_paths: set[str] = field(default_factory=set)
     _sandbox: Sandbox | None = None
 
     def sandbox(self) -> Sandbox:

@@ -25,7 +25,13 @@ from opentelemetry.trace import Span, Status, StatusCode
 from smolagents import Tool
 
 from safety.approvals import ApprovalKind
-from safety.errors import ErrorType, ToolError, command_denied_error, tool_error
+from safety.errors import (
+    ErrorType,
+    ToolError,
+    command_denied_error,
+    is_tool_error,
+    tool_error,
+)
 from safety.policy import Verdict
 from safety.run_state import args_json, digest_of
 from safety.secret_redaction import redact_secrets
@@ -41,11 +47,11 @@ Result = dict[str, Any] | str
 
 
 def unread_task_file(context: ToolContext) -> str:
-    """A loop warning's last words: the first file the task points at that was not read
-    yet, and the exact call that reads it (a small model copies the call it is shown; told
-    only to "try something else", Qwen2.5-Coder-1.5B went on calling repo_info and
-    list_files in turn), or nothing."""
-    unread = [path for path in context.task_files if path not in context.read_paths]
+    """A loop warning's last words: the first file the task points at that no call has read
+    or changed yet, and the exact call that reads it (a small model copies the call it is
+    shown; told only to "try something else", Qwen2.5-Coder-1.5B went on calling repo_info
+    and list_files in turn), or nothing."""
+    unread = [path for path in context.task_files if path not in context.seen_paths]
     if not unread:
         return ""
     return f" The task names {unread[0]}, not read yet: read_file(path={json.dumps(unread[0])})."
@@ -122,8 +128,8 @@ class InstrumentedTool(Tool):  # type: ignore[misc]
             digest=digest,
         )
         path = arguments.get("path")
-        if self.inner.read_only and isinstance(result, str) and isinstance(path, str):
-            self.context.read_paths.add(path)
+        if isinstance(path, str) and not is_tool_error(result):
+            self.context.seen_paths.add(path)
         if signal is not None:
             record.loop = signal.kind
             hint = signal.hint if signal.stop else signal.hint + unread_task_file(self.context)

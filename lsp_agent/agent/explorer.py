@@ -134,7 +134,8 @@ class Explorer(AgentTool):
 
     def sub_context(self) -> ToolContext:
         """The sub-agent's own context: the job's workspace, limits, policy and tracer; its
-        own run state; no sandbox, memory or MCP servers."""
+        own run state; no sandbox, memory or MCP servers. What it reads counts as read for
+        the job (`seen_paths`, one set): its answer carries what those files say."""
         parent = self.context
 
         def no_sandbox() -> Sandbox:
@@ -156,6 +157,7 @@ class Explorer(AgentTool):
             project=parent.project,
             tracer=parent.tracer,
             on_tool_call=tool_started,
+            seen_paths=parent.seen_paths,
         )
 
     def report(self, event: ProgressEvent) -> None:

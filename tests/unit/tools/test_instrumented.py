@@ -322,11 +322,11 @@ def test_a_loop_warning_names_the_task_file_not_read_yet_with_the_call(tmp_path:
         'The task names pangram.py, not read yet: read_file(path="pangram.py").'
     )
     assert "def is_pangram" in tools["read_file"](path="pangram.py")
-    assert context.read_paths == {"pangram.py"}
+    assert context.seen_paths == {"pangram.py"}
     tools["read_file"](path="missing.py")  # a failed read reads nothing
     for _ in range(2):
         out = tools["repo_info"]()
         out = tools["read_file"](path="pangram.py")
     assert "[warning]" in out
     assert out.endswith('not read yet: read_file(path="pangram_test.py").'), out
-    assert context.read_paths == {"pangram.py"}
+    assert context.seen_paths == {"pangram.py"}

@@ -15,7 +15,8 @@
   in one valid call, and no prose is left for the agent to refuse.
 - A call is exactly one valid call (`tool_grammar`): the tool is chosen by the likelihood of
   its whole name (`choice_scoring`; token-by-token masking would pick `final_answer` for its
-  one-letter first token), with a call-level repetition penalty on the previous call's tool;
+  one-letter first token), with a call-level repetition penalty on the previous call's tool
+  and on a tool without arguments already called (its result would be the same);
   then its arguments are written under the grammar, sampled check-first (`grammar_sampler`),
   and generation ends with the grammar: nothing follows the call. The call comes back as a
   native `tool_calls` entry with dict arguments. `argument_choices` (a callable the runtime
@@ -156,9 +157,12 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             prompt = self._tokens(self._prompt(messages, tools_to_call_from))
             room = self._room(prompt)
             if tools_to_call_from:
-                previous = _last_call_name(messages)
                 reply = self._reply(
-                    prompt, tools_to_call_from, min(max_tokens, room), temperature, previous
+                    prompt,
+                    tools_to_call_from,
+                    min(max_tokens, room),
+                    temperature,
+                    _call_names(messages),
                 )
             else:
                 grammar = _response_format_grammar(response_format) if response_format else None
@@ -181,7 +185,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         tools: list[Tool],
         max_tokens: int,
         temperature: float,
-        previous: str | None,
+        history: tuple[str, ...],
     ) -> ChatMessage:
         """A call, or an answer in words. When the model is likelier to begin with words
         than with a call, it writes them: words that say they are the answer
@@ -214,7 +218,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             tools,
             max_tokens,
             temperature,
-            previous,
+            history,
             load,
             reasoning,
             think=self.answers_in_prose,
@@ -259,7 +263,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         tools: list[Tool],
         max_tokens: int,
         temperature: float,
-        previous: str | None,
+        history: tuple[str, ...],
         load: PromptLoad | None = None,
         reasoning: Sequence[int] = (),
         *,
@@ -278,7 +282,8 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             min_answer_chars=1 if self.loaded.native_tools else MIN_ANSWER_CHARS,
         )
         opener = NATIVE_CALL_OPENER if self.loaded.native_tools else CALL_PREFIX
-        penalties = [self.repeat_penalty if s.name == previous else 0.0 for s in specs]
+        penalties = call_penalties(specs, history, self.repeat_penalty)
+        previous = history[-1] if history else None
 
         def pick(lead: list[int]) -> tuple[ToolSpec, PromptLoad]:
             name, _, loaded = choose(
@@ -435,16 +440,32 @@ def _loop_stop(text: str) -> bool:
     return ends_in_loop(text)
 
 
-def _last_call_name(messages: Sequence[ChatMessage | dict[str, Any]]) -> str | None:
-    """The tool of the most recent call in the history, if any."""
-    for message in reversed(messages):
+def _call_names(messages: Sequence[ChatMessage | dict[str, Any]]) -> tuple[str, ...]:
+    """The tools of the calls in the history, oldest first."""
+    names: list[str] = []
+    for message in messages:
         calls = message.get("tool_calls") if isinstance(message, dict) else message.tool_calls
-        if calls:
-            call = calls[-1]
+        for call in calls or ():
             function = call.get("function", {}) if isinstance(call, dict) else call.function
             name = function.get("name") if isinstance(function, dict) else function.name
-            return str(name) if name else None
-    return None
+            if name:
+                names.append(str(name))
+    return tuple(names)
+
+
+def call_penalties(
+    specs: Sequence[ToolSpec], history: Sequence[str], penalty: float
+) -> list[float]:
+    """The repetition penalty (nats) on each tool: the previous call's tool, and a tool
+    without arguments called before in the job (its result would be the same: after
+    repo_info, a refused answer and a hint to read say.py, Qwen2.5-Coder-1.5B called
+    repo_info again)."""
+    previous = history[-1] if history else None
+    called = set(history)
+    return [
+        penalty if s.name == previous or (not s.arguments and s.name in called) else 0.0
+        for s in specs
+    ]
 
 
 def _response_format_grammar(response_format: dict[str, Any]) -> str | None:

@@ -29,8 +29,9 @@ from lsp_agent.models.embedded.loader import SMALL_CONTEXT
 from lsp_agent.models.embedded.model import (
     EmbeddedModel,
     EmbeddedModelError,
-    _last_call_name,
+    _call_names,
     build_embedded_model,
+    call_penalties,
     embedded_gguf,
 )
 from lsp_agent.models.embedded.prompt import EXAMPLE_TASK, chat_turns
@@ -147,19 +148,55 @@ def test_the_best_first_search_finds_the_exhaustive_best(model: EmbeddedModel) -
     assert all(b >= e - 1e-6 for b, e in zip(bounded, exhaustive, strict=True))
 
 
-def test_the_previous_call_is_found_for_the_repeat_penalty() -> None:
-    call = ChatMessageToolCall(
-        id="c1",
-        type="function",
-        function=ChatMessageToolCallFunction(name="apply_patch", arguments={}),
-    )
+def test_the_calls_so_far_are_found_for_the_repeat_penalty() -> None:
+    def call(name: str) -> ChatMessageToolCall:
+        function = ChatMessageToolCallFunction(name=name, arguments={})
+        return ChatMessageToolCall(id=name, type="function", function=function)
+
     history: list[Any] = [
         *conversation(),
-        ChatMessage(role=MessageRole.ASSISTANT, tool_calls=[call]),
+        ChatMessage(role=MessageRole.ASSISTANT, tool_calls=[call("repo_info")]),
+        {"role": "tool", "content": "Workspace: repo"},
+        {"role": "assistant", "tool_calls": [{"function": {"name": "apply_patch"}}]},
         {"role": "user", "content": "ok"},
     ]
-    assert _last_call_name(history) == "apply_patch"
-    assert _last_call_name(conversation()) is None
+    assert _call_names(history) == ("repo_info", "apply_patch")
+    assert _call_names(conversation()) == ()
+
+
+def test_the_previous_tool_and_an_argument_free_tool_called_before_are_penalised() -> None:
+    """After repo_info, a refused answer and a hint to read say.py, Qwen2.5-Coder-1.5B called
+    repo_info again: a tool without arguments gives the same result the second time."""
+    from smolagents import Tool
+
+    class Info(Tool):  # type: ignore[misc]
+        name, description, output_type = "repo_info", "Overview.", "string"
+        inputs: dict[str, Any] = {}
+
+        def forward(self) -> str:
+            return ""
+
+    class Read(Tool):  # type: ignore[misc]
+        name, description, output_type = "read_file", "Read a file.", "string"
+        inputs = {"path": {"type": "string", "description": "The file."}}
+
+        def forward(self, path: str) -> str:
+            return ""
+
+    specs = tool_specs([Info(), Read(), FinalAnswerTool()])
+    names = [spec.name for spec in specs]
+
+    def penalties_after(*history: str) -> dict[str, float]:
+        return dict(zip(names, call_penalties(specs, history, 2.5), strict=True))
+
+    assert penalties_after("repo_info", "final_answer") == {
+        "repo_info": 2.5,
+        "read_file": 0.0,
+        "final_answer": 2.5,
+    }
+    penalties = penalties_after("read_file", "repo_info")
+    assert penalties == {"repo_info": 2.5, "read_file": 0.0, "final_answer": 0.0}
+    assert call_penalties(specs, (), 2.5) == [0.0, 0.0, 0.0]
 
 
 def test_plain_text_without_tools(model: EmbeddedModel) -> None:

@@ -88,7 +88,7 @@ def load_instructions(root: Path, max_tokens: int = MAX_TOKENS) -> ProjectInstru
 def task_message(task: str, root: Path, notes: str = "", pointers: str = "") -> str:
     """What the model gets as its task: the project's `AGENTS.md` (bounded) and the
     workspace memory's `notes` when there are any, then the user's task, then where the
-    code it names is defined (`task_pointers`) when that was found."""
+    code and files it names are (`task_pointers.find_pointers`) when they were found."""
     found = load_instructions(root)
     blocks = [block for block in (found.for_model() if found else "", notes) if block]
     told = f"{task}\n\n{pointers}" if pointers else task

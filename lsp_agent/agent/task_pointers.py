@@ -167,11 +167,6 @@ def find_pointers(task: str, workspace: Workspace) -> Pointers:
     )
 
 
-def task_pointers(task: str, workspace: Workspace) -> str:
-    """The line the task message ends with (`find_pointers`)."""
-    return find_pointers(task, workspace).text
-
-
 def _file_words(task: str) -> list[str]:
     """The file names `task` writes, without `./` and repeats."""
     return list(dict.fromkeys(m.group(1).removeprefix("./") for m in _FILE.finditer(task)))

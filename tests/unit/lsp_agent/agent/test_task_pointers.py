@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_agent.agent.instructions import task_message
-from lsp_agent.agent.task_pointers import MAX_PLACES, find_definitions, task_names, task_pointers
+from lsp_agent.agent.task_pointers import MAX_PLACES, find_definitions, find_pointers, task_names
 from tools.workspace import DiskWorkspace
+
+
+def task_pointers(task: str, ws: DiskWorkspace) -> str:
+    return find_pointers(task, ws).text
 
 
 def workspace(tmp_path: Path, files: dict[str, str]) -> DiskWorkspace:
@@ -92,7 +96,9 @@ def test_a_named_file_is_found_by_its_name_in_a_folder_and_missing_files_are_not
     tmp_path: Path,
 ) -> None:
     ws = workspace(tmp_path, {"src/calc.py": "x = 1\n", "tests/test_calc.py": "y = 2\n"})
-    pointers = task_pointers("The test in test_calc.py fails. Fix calc.py, not util.py.", ws)
+    task = "The test in test_calc.py fails. Fix calc.py, not util.py."
+    assert find_pointers(task, ws).paths == ("tests/test_calc.py", "src/calc.py")
+    pointers = task_pointers(task, ws)
     assert pointers == (
         "Found in this repository: tests/test_calc.py, src/calc.py. Read them with "
         'read_file(path="tests/test_calc.py") and read_file(path="src/calc.py").'

@@ -8,7 +8,6 @@ the messages a step adds to the history, and the step's progress line.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Callable, Collection
@@ -75,28 +74,6 @@ def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
     if reason is not None:
         raise ValueError(f"{reason}. {SAY_IT_IN_WORDS}")
     return True
-
-
-def answer_check(context: ToolContext) -> Callable[..., bool]:
-    """The job's final-answer check: the answer says something (`answer_is_real`), and the
-    first answer given before any call read (or proposed a change to) a file the task names
-    is refused, with the call that reads it. Told to implement the stub in say.py,
-    Qwen2.5-Coder-1.5B's first call was final_answer: an answer about files it had never
-    looked at. A second such answer is taken (the facts beside it say what the job did)."""
-    refused: list[str] = []
-
-    def answer_is_read(final_answer: Any, memory: Any, agent: Any = None) -> bool:
-        answer_is_real(final_answer, memory, agent)
-        files = context.task_files
-        if refused or not files or context.seen_paths.intersection(files):
-            return True
-        refused.append(files[0])
-        raise ValueError(
-            f"You answered without reading {files[0]}, which the task names: what you said "
-            f"is not based on its text. Read it first: read_file(path={json.dumps(files[0])})."
-        )
-
-    return answer_is_read
 
 
 def job_notes(context: ToolContext, step: int, max_steps: int) -> str:

@@ -293,34 +293,3 @@ def test_a_loop_warning_names_the_file_the_task_names_and_its_read_call(tmp_repo
     assert shown[3].endswith(
         'The task names pkg/calc.py, not read yet: read_file(path="pkg/calc.py").'
     ), shown[3]
-
-
-def test_an_answer_before_reading_any_file_the_task_names_is_refused_once(
-    tmp_repo: Path,
-) -> None:
-    """Told to implement the stub in say.py, Qwen2.5-Coder-1.5B's first call was final_answer:
-    an answer about files it never looked at. The first such answer is refused with the call
-    that reads the file; a second is taken (the facts beside it say nothing changed)."""
-    task = "add() in pkg/calc.py is wrong; fix it."
-    result, _, model = run_scripted(
-        tmp_repo,
-        [
-            {"final_answer": "Fixed add() in pkg/calc.py."},
-            {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}},
-            {"final_answer": "add() looks right to me."},
-        ],
-        SETTINGS,
-        task,
-    )
-    assert result.status == "answered" and result.answer == "add() looks right to me.", result
-    refusal = tool_texts(model)[0]
-    assert "You answered without reading pkg/calc.py" in refusal, refusal
-    assert 'read_file(path="pkg/calc.py")' in refusal
-    twice, _, _ = run_scripted(
-        tmp_repo, [{"final_answer": "Done."}, {"final_answer": "Done, really."}], SETTINGS, task
-    )
-    assert twice.status == "answered" and twice.answer == "Done, really.", twice
-    question, _, _ = run_scripted(
-        tmp_repo, [{"final_answer": "42"}], SETTINGS, "What is 6 times 7?"
-    )
-    assert question.answer == "42"

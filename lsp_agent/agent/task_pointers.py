@@ -51,16 +51,16 @@ _NAME = re.compile(
     r"|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"  # snake_case
 )
 NOT_CODE = frozenset({*TOOL_NAMES, "final_answer"})  # the agent's own tools, named in tasks
-# Only functions and classes are pointed at: told where a constant is assigned ("MAX_ITEMS
-# is defined in config.py line 3"), Qwen2.5-Coder-1.5B answered with that sentence instead of
-# reading the value (L3: 2 of 3 runs).
-# A file name as a task writes it: `calc.py`, src/calc.py, ./calc.py (not a URL's tail).
 _READABLE_SUFFIXES = (*SOURCE_SUFFIXES, ".txt", ".md", ".toml", ".json", ".yaml", ".yml", ".cfg")
-_FILE = re.compile(  # a file name as a task writes it: calc.py, src/calc.py, ./calc.py
+# A file name as a task writes it: `calc.py`, src/calc.py, ./calc.py (not a URL's tail).
+_FILE = re.compile(
     r"(?<![\w/.:-])((?:\./)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:"
     + "|".join(suffix[1:] for suffix in _READABLE_SUFFIXES)
     + r"))(?![\w/-])"
 )
+# Only functions and classes are pointed at: told where a constant is assigned ("MAX_ITEMS
+# is defined in config.py line 3"), Qwen2.5-Coder-1.5B answered with that sentence instead of
+# reading the value (L3: 2 of 3 runs).
 _DEFINITION = r"^\s*(?:(?:async\s+)?def|class|function|func|fn|pub\s+fn)\s+{name}\b"
 
 
@@ -84,13 +84,17 @@ def task_names(task: str) -> list[str]:
     return names[:MAX_NAMES]
 
 
-def find_definitions(names: Iterable[str], workspace: Workspace) -> list[Place]:
-    """Where `names` are defined in the workspace's source files (at most `MAX_PLACES`)."""
+def find_definitions(
+    names: Iterable[str], workspace: Workspace, files: list[str] | None = None
+) -> list[Place]:
+    """Where `names` are defined in the workspace's source files (at most `MAX_PLACES`;
+    `files`: the workspace's files when the caller has listed them already)."""
     patterns = {name: re.compile(_DEFINITION.format(name=re.escape(name))) for name in names}
     if not patterns:
         return []
     places: list[Place] = []
-    sources = [p for p in workspace.list_files() if p.endswith(SOURCE_SUFFIXES)]
+    listed = workspace.list_files() if files is None else files
+    sources = [p for p in listed if p.endswith(SOURCE_SUFFIXES)]
     for path in sources[:MAX_FILES]:
         text = _source(workspace, path)
         for number, line in enumerate(text.splitlines(), start=1):
@@ -112,14 +116,11 @@ def _source(workspace: Workspace, path: str) -> str:
         return ""
 
 
-def named_files(task: str, workspace: Workspace) -> list[str]:
-    """The workspace files `task` names (`calc.py`, `src/calc.py`), in the task's order: a
-    path as written, or a bare name exactly one file in the workspace has (at most
+def _named_files(words: list[str], files: list[str]) -> list[str]:
+    """The workspace `files` the task's file `words` name (`calc.py`, `src/calc.py`), in the
+    task's order: a path as written, or a bare name exactly one file has (at most
     `MAX_PLACES`)."""
-    words = _file_words(task)
-    if not words:
-        return []
-    files = workspace.list_files()[:MAX_FILES]
+    files = files[:MAX_FILES]
     found: list[str] = []
     for word in words:
         matches = [word] if word in files else [f for f in files if f.endswith("/" + word)]
@@ -147,11 +148,13 @@ def find_pointers(task: str, workspace: Workspace) -> Pointers:
     unless the task already says which tool to call: told the demo's exact `propose_patch`
     call and pointed at calc.py as well, SmolLM2-135M read calc.py until the loop guard
     stopped it."""
-    files = [] if names_a_tool(task) else named_files(task, workspace)
-    named = {PurePosixPath(word).name for word in _file_words(task)}
+    words, names = _file_words(task), task_names(task)
+    listed = workspace.list_files() if words or names else []  # one listing for both
+    files = [] if names_a_tool(task) else _named_files(words, listed)
+    named = {PurePosixPath(word).name for word in words}
     places = [
         p
-        for p in find_definitions(task_names(task), workspace)
+        for p in find_definitions(names, workspace, listed)
         if PurePosixPath(p.path).name not in named
     ]
     found = [f"{p.name} is defined in {p.path} line {p.line} (`{p.text}`)" for p in places]

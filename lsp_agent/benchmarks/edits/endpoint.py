@@ -13,6 +13,7 @@ in-process model counts its own (the job's figures).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -102,8 +103,8 @@ def _served(
     except ModelServerError as exc:
         raise BenchError(str(exc)) from None
     served = _metered(stack, f"openai/{alias}", server.openai_base, max_steps)
-    in_process = OurModel(model_id, max_steps=max_steps)  # as `lsp-agent run` runs it
-    return Endpoint(in_process, peer_model=served.peer_model, meter=served.meter)
+    # lsp-agent runs the model in-process, as `lsp-agent run` does; the peers are served
+    return dataclasses.replace(served, ours=OurModel(model_id, max_steps=max_steps))
 
 
 def _metered(stack: ExitStack, model_id: str, upstream: str, max_steps: int | None) -> Endpoint:

@@ -186,6 +186,7 @@ def run_job(request: JobRequest) -> JobResult:
         notes = context.memory.for_model() if isinstance(context.memory, WorkspaceMemory) else ""
         pointers = find_pointers(request.task, request.workspace)
         context.task_files = pointers.paths
+        context.seen_paths.update(pointers.shown)  # the task message carries their text
         answer = built.agent.run(
             task_message(
                 request.task,

@@ -44,6 +44,7 @@ MAX_FILES = 2000
 MAX_FILE_BYTES = 256_000
 MAX_NAMES = 4
 MAX_PLACES = 3
+SHOWN_MAX_CHARS = 6000  # about 1,700 tokens of file text in the task message
 SOURCE_SUFFIXES = (".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".rb", ".java")
 _NAME = re.compile(
     r"`([A-Za-z_]\w*)(?:\(\))?`"  # `name` or `name()`
@@ -135,10 +136,12 @@ def names_a_tool(task: str) -> bool:
 
 
 class Pointers(NamedTuple):
-    """The line the task message ends with, and the files it names (definitions' first)."""
+    """The text the task message ends with, the files it names (definitions' first) and
+    those of them whose whole text it carries."""
 
     text: str
     paths: tuple[str, ...]
+    shown: tuple[str, ...] = ()
 
 
 def find_pointers(task: str, workspace: Workspace) -> Pointers:
@@ -150,7 +153,8 @@ def find_pointers(task: str, workspace: Workspace) -> Pointers:
     stopped it."""
     words, names = _file_words(task), task_names(task)
     listed = workspace.list_files() if words or names else []  # one listing for both
-    files = [] if names_a_tool(task) else _named_files(words, listed)
+    told_tools = names_a_tool(task)
+    files = [] if told_tools else _named_files(words, listed)
     named = {PurePosixPath(word).name for word in words}
     places = [
         p
@@ -163,11 +167,39 @@ def find_pointers(task: str, workspace: Workspace) -> Pointers:
     if not found:
         return Pointers("", ())
     paths = tuple(dict.fromkeys([*(p.path for p in places), *files]))
-    reads = " and ".join(f"read_file(path={json.dumps(path)})" for path in paths)
-    them = "them" if len(paths) > 1 else "it"
-    return Pointers(
-        f"Found in this repository: {'; '.join(found)}. Read {them} with {reads}.", paths
-    )
+    shown = {} if told_tools else _shown_files(paths, workspace)
+    unread = [path for path in paths if path not in shown]
+    text = f"Found in this repository: {'; '.join(found)}."
+    if shown:
+        text += "\n\n" + "\n\n".join(shown.values())
+    if unread:
+        reads = " and ".join(f"read_file(path={json.dumps(path)})" for path in unread)
+        text += f"{chr(10) * 2 if shown else ' '}Read {_them(unread)} with {reads}."
+    return Pointers(text, paths, tuple(shown))
+
+
+def _them(paths: list[str]) -> str:
+    return "them" if len(paths) > 1 else "it"
+
+
+def _shown_files(paths: Iterable[str], workspace: Workspace) -> dict[str, str]:
+    """The whole text of each of `paths` that fits in what is left of `SHOWN_MAX_CHARS`, in
+    order, as `read_file` would show it, fenced: path -> block."""
+    shown: dict[str, str] = {}
+    room = SHOWN_MAX_CHARS
+    for path in paths:
+        text = _source(workspace, path).rstrip("\n")
+        lines = text.splitlines()
+        fence = "`" * max(3, _longest_backtick_run(text) + 1)
+        block = f"{path} (lines 1-{len(lines)} of {len(lines)}):\n{fence}\n{text}\n{fence}"
+        if text and len(block) <= room:
+            shown[path] = block
+            room -= len(block)
+    return shown
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)
 
 
 def _file_words(task: str) -> list[str]:

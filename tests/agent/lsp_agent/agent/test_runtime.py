@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from threading import Event
 
+from lsp_agent.agent.task_pointers import SHOWN_MAX_CHARS
 from lsp_agent.models.messages import message_text
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.settings import Settings
@@ -276,20 +277,20 @@ def test_a_rejected_patch_is_listed_as_rejected_and_never_offered_again(tmp_repo
 
 def test_a_loop_warning_names_the_file_the_task_names_and_its_read_call(tmp_repo: Path) -> None:
     """The job tells the tools which files its task points at (`find_pointers`): a model
-    going round repo_info and list_files is shown the exact call that reads the file."""
+    going round repo_info and list_files is shown the exact call that reads the file that
+    was too long to show in the task message; one the message showed whole counts as read."""
     explore = [
         {"tool": "repo_info", "arguments": {}},
         {"tool": "list_files", "arguments": {"pattern": "*.py"}},
     ]
-    result, _, model = run_scripted(
-        tmp_repo,
-        [*explore, *explore, {"final_answer": "done"}],
-        SETTINGS,
-        "add() in pkg/calc.py is wrong; fix it.",
-    )
+    (tmp_repo / "pkg" / "tables.py").write_text("ROW = 1\n" * (SHOWN_MAX_CHARS // 8 + 1))
+    turns = [*explore, *explore, {"final_answer": "done"}]
+    task = "add() in pkg/calc.py is wrong; pkg/tables.py has its table. Fix it."
+    result, _, model = run_scripted(tmp_repo, turns, SETTINGS, task)
     assert result.status == "answered", result
+    assert "def add(a, b):" in message_text(model.calls[0].messages[1].content)  # shown whole
     shown = tool_texts(model)
     assert "[warning]" not in shown[2]
     assert shown[3].endswith(
-        'The task names pkg/calc.py, not read yet: read_file(path="pkg/calc.py").'
+        'The task names pkg/tables.py, not read yet: read_file(path="pkg/tables.py").'
     ), shown[3]

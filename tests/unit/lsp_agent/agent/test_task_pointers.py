@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_agent.agent.instructions import task_message
-from lsp_agent.agent.task_pointers import MAX_PLACES, find_definitions, find_pointers, task_names
+from lsp_agent.agent.task_pointers import (
+    MAX_PLACES,
+    SHOWN_MAX_CHARS,
+    find_definitions,
+    find_pointers,
+    task_names,
+)
 from tools.workspace import DiskWorkspace
 
 
@@ -44,14 +50,17 @@ def test_a_function_is_found_with_its_signature_and_the_call_that_reads_it(
     pointers = task_pointers("total_stock() returns the wrong total. Fix it.", ws)
     assert pointers == (
         "Found in this repository: total_stock is defined in report.py line 4 "
-        '(`def total_stock(items):`). Read it with read_file(path="report.py").'
+        "(`def total_stock(items):`).\n\n"
+        'report.py (lines 1-5 of 5):\n```\n"""Reports."""\n\n\ndef total_stock(items):\n'
+        "    return 0\n```"
     )
 
 
 def test_a_definition_in_a_file_the_task_names_is_not_pointed_at(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"calc.py": "def average(values):\n    return 0\n"})
     assert task_pointers("average() in calc.py divides by the wrong number.", ws) == (
-        'Found in this repository: calc.py. Read it with read_file(path="calc.py").'
+        "Found in this repository: calc.py.\n\n"
+        "calc.py (lines 1-2 of 2):\n```\ndef average(values):\n    return 0\n```"
     )
     assert "calc.py line 1" in task_pointers("average() divides by the wrong number.", ws)
 
@@ -86,10 +95,29 @@ def test_files_the_task_names_are_pointed_at_with_the_calls_that_read_them(
         {"pangram.py": "def is_pangram(sentence):\n    pass\n", "pangram_test.py": "import x\n"},
     )
     task = "Implement the stub in pangram.py so that the tests in pangram_test.py pass."
-    assert task_pointers(task, ws) == (
-        "Found in this repository: pangram.py, pangram_test.py. Read them with "
-        'read_file(path="pangram.py") and read_file(path="pangram_test.py").'
+    pointers = find_pointers(task, ws)
+    assert pointers.text == (
+        "Found in this repository: pangram.py, pangram_test.py.\n\n"
+        "pangram.py (lines 1-2 of 2):\n```\ndef is_pangram(sentence):\n    pass\n```\n\n"
+        "pangram_test.py (lines 1-1 of 1):\n```\nimport x\n```"
     )
+    assert pointers.shown == ("pangram.py", "pangram_test.py")
+
+
+def test_files_are_shown_whole_while_they_fit_and_the_rest_gets_the_call_that_reads_them(
+    tmp_path: Path,
+) -> None:
+    # Shown the stub, Qwen2.5-Coder-1.5B in code mode wrote its implementation at once;
+    # pointed at it, it answered without reading it (11 of 20 Exercism runs).
+    big = "x = 1\n" * (SHOWN_MAX_CHARS // 6 + 1)
+    ws = workspace(tmp_path, {"calc.py": "def f():\n    pass\n", "calc_test.py": big})
+    pointers = find_pointers("Implement calc.py; calc_test.py has the tests.", ws)
+    assert pointers.shown == ("calc.py",)
+    assert pointers.text.endswith(
+        'def f():\n    pass\n```\n\nRead it with read_file(path="calc_test.py").'
+    )
+    fenced = workspace(tmp_path / "md", {"notes.md": "```sh\nrun\n```\n"})
+    assert "````\n```sh\nrun\n```\n````" in task_pointers("See notes.md.", fenced)
 
 
 def test_a_named_file_is_found_by_its_name_in_a_folder_and_missing_files_are_not_named(
@@ -98,10 +126,10 @@ def test_a_named_file_is_found_by_its_name_in_a_folder_and_missing_files_are_not
     ws = workspace(tmp_path, {"src/calc.py": "x = 1\n", "tests/test_calc.py": "y = 2\n"})
     task = "The test in test_calc.py fails. Fix calc.py, not util.py."
     assert find_pointers(task, ws).paths == ("tests/test_calc.py", "src/calc.py")
-    pointers = task_pointers(task, ws)
-    assert pointers == (
-        "Found in this repository: tests/test_calc.py, src/calc.py. Read them with "
-        'read_file(path="tests/test_calc.py") and read_file(path="src/calc.py").'
+    assert find_pointers(task, ws).shown == ("tests/test_calc.py", "src/calc.py")
+    assert task_pointers(task, ws).startswith(
+        "Found in this repository: tests/test_calc.py, src/calc.py.\n\n"
+        "tests/test_calc.py (lines 1-1 of 1):\n```\ny = 2\n```"
     )
 
 
@@ -125,8 +153,7 @@ def test_a_definition_and_a_named_file_share_one_pointer(tmp_path: Path) -> None
         tmp_path,
         {"report.py": "def total_stock(items):\n    return 0\n", "test_report.py": "t = 1\n"},
     )
-    assert task_pointers("total_stock() is wrong: test_report.py fails.", ws) == (
+    assert task_pointers("total_stock() is wrong: test_report.py fails.", ws).startswith(
         "Found in this repository: total_stock is defined in report.py line 1 "
-        "(`def total_stock(items):`); test_report.py. Read them with "
-        'read_file(path="report.py") and read_file(path="test_report.py").'
+        "(`def total_stock(items):`); test_report.py.\n\nreport.py (lines 1-2 of 2):"
     )

@@ -28,6 +28,7 @@ from tools.patches import (
     next_step,
     not_a_fix,
     rebase,
+    still_failing,
     whole_definition_reading,
 )
 
@@ -79,9 +80,15 @@ class PatchToolBase(AgentTool):
         }
         if result.adjustments:
             reply["adjustments"] = list(result.adjustments)
-        reply["next"] = not_a_fix(patch.id, check) or (
-            f"Apply with {_call('apply_patch', patch.id)} "
-            f"(review first with {_call('show_patch', patch.id)} if needed)."
+        reply["next"] = not_a_fix(patch.id, check) or " ".join(
+            filter(
+                None,
+                [
+                    f"Apply with {_call('apply_patch', patch.id)} "
+                    f"(review first with {_call('show_patch', patch.id)} if needed).",
+                    still_failing(check),
+                ],
+            )
         )
         return reply
 
@@ -224,7 +231,8 @@ class ApplyPatch(PatchToolBase):
         files = ", ".join(outcome.files or patch.files)
         if outcome.status == "applied":
             self.context.patches.set_status(patch.id, "applied")
-            return f"applied: {patch.id} ({files})"
+            still = still_failing(patch.check)
+            return f"applied: {patch.id} ({files})" + (f". {still}" if still else "")
         self.context.patches.set_status(patch.id, outcome.status, outcome.reason)
         if outcome.status == "rejected":
             return f"rejected: {patch.id} was not applied: {outcome.reason}"

@@ -68,6 +68,34 @@ def _called_names(output: str) -> list[str]:
     return _unique(part for name in dotted for part in (name, *name.split(".")))
 
 
+_TEST_HEADER = re.compile(r"^_{3,} (\S+) _{3,}$", re.M)  # pytest: "____ Test.test_x ____"
+_ERROR_LINE = re.compile(r"^E\s+(\S.*)$", re.M)
+_RAISED_AT = re.compile(r"^([\w./-]+\.py):(\d+): \w", re.M)
+FIRST_FAILURE_CHARS = 300
+
+
+def first_failure(output: str) -> str:
+    """The first failing test of pytest's `output` in one line, as the model needs it to go
+    on (`SayTest.test_a_big_number: NameError: name 'ones' is not defined (say.py line 17)`),
+    or "" when the output shows none. Told only which tests still failed after its first
+    version of say(), Qwen2.5-Coder-1.5B applied it and answered; the error says what to
+    change."""
+    header = _TEST_HEADER.search(output)
+    if header is None:
+        return ""
+    section = output[header.end() :]
+    following = _TEST_HEADER.search(section)
+    section = section[: following.start()] if following else section
+    error = _ERROR_LINE.search(section)
+    if error is None:
+        return ""
+    text = f"{header.group(1)}: {error.group(1).strip()}"
+    raised = list(_RAISED_AT.finditer(section))
+    if raised:
+        text += f" ({raised[-1].group(1)} line {raised[-1].group(2)})"
+    return text if len(text) <= FIRST_FAILURE_CHARS else text[: FIRST_FAILURE_CHARS - 1] + "…"
+
+
 def next_step_after_failure(output: str, workspace: Workspace) -> str:
     """The reply's `next` for a failing run ("" when no code under test is found)."""
     files = code_under_test(output, workspace)

@@ -47,7 +47,15 @@ from tools.patches.search_replace import (
     search_replace,
     search_replace_diff,
 )
-from tools.patches.store import PatchStore, StoredPatch, is_stale, next_step, not_a_fix, rebase
+from tools.patches.store import (
+    PatchStore,
+    StoredPatch,
+    is_stale,
+    next_step,
+    not_a_fix,
+    rebase,
+    still_failing,
+)
 from tools.patches.undo import (
     RecordingWriter,
     UndoPlan,
@@ -98,6 +106,7 @@ __all__ = [
     "render_unified_diff",
     "search_replace",
     "search_replace_diff",
+    "still_failing",
     "unified_hunks",
     "whole_definition_reading",
     "workspace_reader",

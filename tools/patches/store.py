@@ -18,6 +18,7 @@ from safety.unified_diff import exists_quietly
 from safety.validation import ValidationError
 from tools.patches.diff_apply import apply_diff
 from tools.patches.model import PatchError, PatchResult
+from tools.test_failures import first_failure
 from tools.workspace import NotTextError, Workspace
 
 PatchStatus = Literal["proposed", "applied", "rejected", "failed", "stale"]
@@ -237,6 +238,18 @@ def not_a_fix(patch_id: str, check: object | None) -> str:
     return ""
 
 
+def still_failing(check: object | None) -> str:
+    """`3 tests still fail with the patch (first: T: error (f.py line 4)).`, or "" when its
+    check says none does. Told "applied: p1" after a first version of say() that fixed 3 of
+    20 tests, Qwen2.5-Coder-1.5B answered that say() was implemented."""
+    still = getattr(check, "still_failing", ())
+    if not still:
+        return ""
+    failure = first_failure(str(getattr(check, "output", "")))
+    first = f" (first: {failure})" if failure else ""
+    return f"{len(still)} tests still fail with the patch{first}."
+
+
 def next_step(patch_id: str, status: PatchStatus, check: object | None = None) -> str:
     """What to do after the latest patch, for the step notes. Small models otherwise re-show
     or re-propose a patch in a loop (SmolLM2-135M: 0/10 demo runs without this line, 10/10
@@ -249,6 +262,9 @@ def next_step(patch_id: str, status: PatchStatus, check: object | None = None) -
             not_a_fix(patch_id, check) or f'Next: apply it with apply_patch(patch_id="{patch_id}").'
         )
     if status == "applied":
+        still = still_failing(check)
+        if still:
+            return f"{still} Next: change the code again, or call final_answer and say so."
         return "Next: call final_answer with a short summary, unless more changes are needed."
     if status == "rejected":
         why = f"the user rejected {patch_id}"

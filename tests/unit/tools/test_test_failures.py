@@ -13,7 +13,7 @@ from sandbox.protocol import RunResult
 from tests.fake_sandbox import FakeSandbox
 from tests.tool_context import tool_context
 from tools.command_tools import RunTests
-from tools.test_failures import code_under_test, next_step_after_failure
+from tools.test_failures import code_under_test, first_failure, next_step_after_failure
 from tools.workspace import DiskWorkspace
 
 TEMPERATURE = "def is_freezing(celsius):\n    return celsius < 0\n"
@@ -129,3 +129,22 @@ def test_run_tests_puts_the_next_step_in_a_failing_reply_only(tmp_path: Path) ->
         DiskWorkspace(root), sandbox_factory=lambda: passing, project=project_profile(root)
     )
     assert "next" not in RunTests(context).forward()
+
+
+def test_the_first_failure_is_its_test_its_error_and_where_it_was_raised(tmp_path: Path) -> None:
+    (tmp_path / "say.py").write_text("def say(n):\n    return ones[n]\n")
+    (tmp_path / "say_test.py").write_text(
+        "import unittest\nfrom say import say\n\n\nclass SayTest(unittest.TestCase):\n"
+        "    def test_one(self):\n        self.assertEqual(say(1), 'one')\n\n"
+        "    def test_two(self):\n        self.assertEqual(say(2), 'two')\n"
+    )
+    output = real_output(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert first_failure(output) == (
+        "SayTest.test_one: NameError: name 'ones' is not defined (say.py line 2)"
+    )
+    (tmp_path / "say.py").write_text("def say(n):\n    return 'two'\n")
+    output = real_output(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert first_failure(output) == (
+        "SayTest.test_one: AssertionError: 'two' != 'one' (say_test.py line 7)"
+    )
+    assert first_failure("2 passed in 0.01s") == ""

@@ -216,6 +216,17 @@ def test_next_step_never_offers_a_patch_that_cannot_be_applied() -> None:
         check_status="passed", fixed=("t::a",), broken=(), still_failing=("t::b",)
     )
     assert next_step("p1", "proposed", some) == 'Next: apply it with apply_patch(patch_id="p1").'
+    # applied while tests still fail: said, with the first failure, so the work goes on
+    pytest_output = (
+        "____ SayTest.test_one ____\n\n>   return ones[n]\n"
+        "E   NameError: name 'ones' is not defined\n\nsay.py:2: NameError\n"
+    )
+    some.output = pytest_output  # type: ignore[attr-defined]
+    assert next_step("p1", "applied", some) == (
+        "1 tests still fail with the patch (first: SayTest.test_one: NameError: name 'ones' "
+        "is not defined (say.py line 2)). Next: change the code again, or call final_answer "
+        "and say so."
+    )
     for status in ("rejected", "failed", "stale"):
         note = next_step("p2", status)
         assert "apply_patch" not in note and "do not apply it again" in note, status

@@ -155,3 +155,20 @@ def test_a_host_that_dies_mid_step_leaves_no_container(sandbox_image):
             time.sleep(0.2)
     finally:
         client.close()
+
+
+def test_a_block_that_writes_the_task_s_function_is_proposed_then_applied(tmp_repo, sandbox_image):
+    """The block's `def add` (after a thought line, as models write it) is proposed as a
+    change to pkg/calc.py through propose_file; nothing is written until apply_patch."""
+    write = code_turn("def add(a, b):\n    return b + a\n\nprint(add(1, 2))", "I will write add().")
+    apply = code_turn('print(apply_patch(patch_id="p1"))')
+    model = ScriptedModel([write, apply, FINAL])
+    task = "Write add() in pkg/calc.py again."
+    result = run_job(disk_job(task, tmp_repo, SETTINGS, model=model))
+    assert result.status == "answered", result
+    told = model.calls[1].text()
+    assert "3" in told and "Your code writes add of pkg/calc.py anew" in told, told[-1500:]
+    assert 'apply_patch(patch_id=\\"p1\\")' in told, told[-1500:]
+    assert "applied: p1 (pkg/calc.py)" in model.calls[2].text()
+    assert (tmp_repo / "pkg" / "calc.py").read_text().endswith("return b + a\n")
+    assert result.tools_used[:2] == ["propose_file", "apply_patch"], result.tools_used

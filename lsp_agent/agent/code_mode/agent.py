@@ -27,6 +27,7 @@ from smolagents.models import ChatMessage, MessageRole
 from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
 from lsp_agent.agent.code_mode.messages import code_step_messages, text_message
 from lsp_agent.agent.code_mode.prompts import code_model_templates, code_system_prompt
+from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.observations import summarize_observation
 from lsp_agent.agent.planning import PlanReplyLimitMixin
@@ -37,9 +38,14 @@ from tools.base import ToolContext
 
 log = logging.getLogger(__name__)
 
-# Markdown fences, as small models write them; the closing one ("\n```", not contained in the
-# opening one) is also a stop sequence, so a reply ends with its code block.
-CODE_BLOCK_TAGS = ("```python", "\n```")
+# Markdown fences, as small models write them; the closing one is also a stop sequence, so a
+# reply ends with its code block. It is "\n```\n", not "\n```": that one also matched the
+# opening fence of a reply that begins with its thought ("Thought: …\n```python"), and the
+# reply was cut before its code (Qwen2.5-Coder-1.5B, every step of a job).
+CODE_BLOCK_TAGS = ("```python", "\n```\n")
+# How a code step's reply begins when the model's replies can be begun and continued for it
+# (the embedded one: `models.embedded.text_reply`, which says why).
+REPLY_START = "Thought:"
 
 
 class LspCodeAgent(PlanReplyLimitMixin, CodeAgent):  # type: ignore[misc]
@@ -142,12 +148,16 @@ class CodeMode:
             max_chars=context.limits.max_output_chars,
             max_lines=context.limits.max_output_lines,
             stop_reason=lambda: _stop_reason(context, run.cancel),
+            after_step=WrittenDefinitions(context),
         )
         return CodeStepMonitor(
             context, budget, run.progress, run.cancel, run.max_steps, executor=self.executor
         )
 
     def agent(self, run: Any, monitor: StepMonitor, **common: Any) -> LspCodeAgent:
+        shape = getattr(run.model, "shape_text_replies", None)  # a RobustModel
+        if callable(shape):
+            shape(REPLY_START, CODE_BLOCK_TAGS[0] + "\n")
         return LspCodeAgent(
             tool_context=run.context,
             executor=self.executor,

@@ -50,6 +50,10 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         max_chars: int,
         max_lines: int,
         stop_reason: Callable[[], str | None] = lambda: None,
+        after_step: Callable[[str, list[str]], tuple[str, list[str]]] = lambda code, calls: (
+            "",
+            [],
+        ),
         max_calls_per_step: int = MAX_CALLS_PER_STEP,
         max_calls_per_job: int = MAX_CALLS_PER_JOB,
     ) -> None:
@@ -59,6 +63,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         self.step_calls = 0
         self.job_calls = 0
         self.stop_reason = stop_reason
+        self.after_step = after_step
         self.max_chars = max_chars
         self.max_lines = max_lines
         self.tools: dict[str, Tool] = {}
@@ -82,10 +87,15 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         self.step_calls = 0
         outcome = self.session.run_step(code_action, self.serve_call)
         self.last_calls = list(outcome.calls)
+        # what the step's code implies (a proposal), and the calls that made it
+        added, calls = self.after_step(code_action, self.last_calls)
+        self.last_calls += calls
         logs = self._bounded(outcome.logs)
-        self.state["_print_outputs"] = logs
         if outcome.error is not None:
-            raise CodeStepError(self._bounded(outcome.error))
+            self.state["_print_outputs"] = logs
+            raise CodeStepError(_joined(self._bounded(outcome.error), added))
+        logs = _joined(logs, added)
+        self.state["_print_outputs"] = logs
         output = None if outcome.output is None else self._bounded(outcome.output)
         return CodeOutput(output=output, logs=logs, is_final_answer=outcome.final)
 
@@ -130,6 +140,10 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
     def _bounded(self, text: str) -> str:
         bounded, _ = truncate_output(redact_secrets(text), self.max_chars, self.max_lines)
         return bounded
+
+
+def _joined(*parts: str) -> str:
+    return "\n".join(part for part in parts if part)
 
 
 def _is_json(value: Any) -> bool:

@@ -24,6 +24,14 @@ def text_message(role: MessageRole, text: str) -> ChatMessage:
     return ChatMessage(role=role, content=[{"type": "text", "text": text}])
 
 
+def _one_closing_fence(output: object) -> str:
+    """The reply as the model wrote it: smolagents adds the closing fence (the stop sequence
+    the reply ended at) to a reply that does not end with it, and to one that ended with
+    "\n```" and no newline, which then reads "\n```\n```"."""
+    text = str(output).strip()
+    return text.removesuffix("\n```") if text.endswith("\n```\n```") else text
+
+
 def code_step_messages(step: ActionStep, calls: list[str]) -> list[ChatMessage]:
     """A past step: the model's reply (or one line when masked), then what its code printed,
     returned or raised. `calls`: the tools the step's code called."""
@@ -32,7 +40,7 @@ def code_step_messages(step: ActionStep, calls: list[str]) -> list[ChatMessage]:
         return [text_message(MessageRole.USER, f"Error: {unusable_reply_text(reply.problem)}")]
     messages = []
     if step.model_output is not None:
-        messages.append(text_message(MessageRole.ASSISTANT, str(step.model_output).strip()))
+        messages.append(text_message(MessageRole.ASSISTANT, _one_closing_fence(step.model_output)))
     elif step.code_action is not None:  # masked by the context budget
         called = ", ".join(calls) or "no tools"
         messages.append(

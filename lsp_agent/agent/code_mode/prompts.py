@@ -22,7 +22,8 @@ result also gives result["patch_id"] etc.; a failing call raises ToolCallError):
 {tools}
 final_answer(answer): end the task with a short summary for the user.
 You see only what you print() and errors. Read before you change. Change code only with \
-propose_patch, then apply_patch(patch_id=...). End with final_answer."""
+propose_patch, then apply_patch(patch_id=...); a block that defines a function or class of \
+a file the task names proposes it for that file. End with final_answer."""
 
 DESCRIPTION_CHARS = 80
 

@@ -60,6 +60,7 @@ from lsp_agent.models.embedded.loader import (
     max_context,
 )
 from lsp_agent.models.embedded.prompt import chat_turns, native_messages
+from lsp_agent.models.embedded.text_reply import ReplyShape, shaped_generation
 from lsp_agent.models.embedded.tool_grammar import (
     CALL_PREFIX,
     MIN_ANSWER_CHARS,
@@ -131,6 +132,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         self.max_string_chars = max_string_chars
         self.example = example
         self.repeat_penalty = repeat_penalty
+        self.reply_shape: ReplyShape | None = None  # of a reply in text (`shape_text_replies`)
 
     @property
     def context_length(self) -> int:
@@ -167,13 +169,26 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             else:
                 grammar = _response_format_grammar(response_format) if response_format else None
                 stops = None if grammar else stop_sequences
-                generation = self.loaded.decoder.generate(
-                    prompt,
-                    max_tokens=min(max_tokens, room),
-                    temperature=temperature,
-                    grammar=grammar,
-                    stop=_text_stop(stops, cut_at_call=False),
-                )
+                stop = _text_stop(stops, cut_at_call=False)
+                if self.reply_shape is not None and grammar is None:
+                    generation = shaped_generation(
+                        self.loaded.decoder,
+                        self._tokens,
+                        prompt,
+                        self.reply_shape,
+                        max_tokens=min(max_tokens, room),
+                        temperature=temperature,
+                        stop=stop,
+                        stops=stops or (),
+                    )
+                else:
+                    generation = self.loaded.decoder.generate(
+                        prompt,
+                        max_tokens=min(max_tokens, room),
+                        temperature=temperature,
+                        grammar=grammar,
+                        stop=stop,
+                    )
                 reply = self._text_reply(generation, len(prompt), generation.load, stops)
         if isinstance(reply.raw, dict):
             reply.raw["seconds"] = round(time.monotonic() - started, 3)

@@ -145,6 +145,16 @@ class RobustModel(Model):  # type: ignore[misc]
         if hasattr(self.inner, "argument_choices"):
             self.inner.argument_choices = choices
 
+    def shape_text_replies(self, start: str, block: str) -> None:
+        """Models whose replies can be begun and continued for them (the embedded one) begin
+        each reply in text (not a tool call, not a structured reply) with `start`, and go on
+        from `block` when one ends without a code block (`embedded.text_reply`); others
+        ignore it."""
+        if hasattr(self.inner, "reply_shape"):
+            from lsp_agent.models.embedded.text_reply import ReplyShape
+
+            self.inner.reply_shape = ReplyShape(start, block)
+
     @property
     def token_usage(self) -> TokenUsage:
         """Prompt and completion tokens of every reply so far."""

@@ -128,7 +128,7 @@ class ScriptedModel(Model):  # type: ignore[misc]
             raise ScriptedModelError(f"malformed response body: {turn.raw_body[:200]}", 500)
         prompt_tokens = _estimate_tokens("".join(_message_text(m) for m in messages))
         if not tools_to_call_from:  # a plain completion (e.g. the summary after max steps)
-            return self._reply(_plain_text(turn), None, prompt_tokens)
+            return self._reply(_cut_at_stop(_plain_text(turn), stop_sequences), None, prompt_tokens)
         tool_calls = [
             ChatMessageToolCall(
                 id=f"call_{uuid.uuid4().hex[:12]}",
@@ -154,3 +154,13 @@ class ScriptedModel(Model):  # type: ignore[misc]
                 input_tokens=prompt_tokens, output_tokens=_estimate_tokens(completion)
             ),
         )
+
+
+def _cut_at_stop(text: str | None, stop_sequences: list[str] | None) -> str | None:
+    """`text` up to its first stop sequence, as a server sends it (the stop left out): code
+    mode's closing fence once also matched a reply's opening fence, which real models cut
+    and scripted ones did not."""
+    if text is None or not stop_sequences:
+        return text
+    ends = [text.find(stop) for stop in stop_sequences if stop in text]
+    return text[: min(ends)] if ends else text

@@ -37,6 +37,7 @@ from lsp_agent.models.embedded.model import (
 from lsp_agent.models.embedded.prompt import EXAMPLE_TASK, chat_turns
 from lsp_agent.models.embedded.tool_grammar import check_call, tool_specs
 from lsp_agent.models.errors import ModelConfigError
+from lsp_agent.models.embedded.text_reply import ReplyShape
 from lsp_agent.models.factory import build_model
 from lsp_agent.settings import Settings
 from lsp_agent.testing import SpyTool
@@ -203,6 +204,25 @@ def test_plain_text_without_tools(model: EmbeddedModel) -> None:
     reply = model.generate(conversation(), stop_sequences=["\n"], max_tokens=12)
     assert isinstance(reply.content, str) and "\n" not in reply.content
     assert reply.tool_calls is None
+
+
+def test_a_shaped_text_reply_begins_with_its_words_and_holds_a_code_block(
+    model: EmbeddedModel,
+) -> None:
+    """Code mode's replies (`text_reply.shaped_generation`): begun with "Thought:", and when
+    the model ends its reply without a code block (here it must: a full stop ends it), the
+    reply goes on from the opening fence."""
+    model.reply_shape = ReplyShape("Thought:", "```python\n")
+    try:
+        stops = ["Observation:", ".", "\n```\n"]
+        reply = model.generate(conversation(), stop_sequences=stops, max_tokens=40)
+    finally:
+        model.reply_shape = None
+    text = str(reply.content)
+    assert text.startswith("Thought:") and "\n```python\n" in text, text
+    words, code = text.split("\n```python\n", 1)
+    assert "```" not in words and code.strip(), text  # the model wrote code after the fence
+    assert reply.raw is not None and reply.raw["generated"] <= 40
 
 
 def test_nothing_reaches_stdout() -> None:

@@ -1,0 +1,179 @@
+"""A code step that writes a function or class of a task's file anew is proposed as a change.
+
+Asked to implement the stub in say.py, Qwen2.5-Coder-1.5B in code mode answered at once with
+the whole `def say(number): …` in its block, the way it would answer in a chat: its code ran
+in the sandbox, defined `say` there, printed nothing, and say.py was never changed. In
+tool-calling mode the same model called repo_info and answered without a change. Writing the
+code is what such a model does best (aider's whole-file format scores well above diffs), so
+the block is read as what it is, the implementation it means:
+
+- when the step's code defines, at the top level, a function or class that a Python file of
+  the task defines (a file the task names or where the code it names is, `ToolContext.
+  task_files`, or one the job has read), that file is proposed with those definitions in
+  place of its own (`merged_source`): the block's new helpers, constants and imports come
+  along; its example calls and prints do not;
+- the proposal goes through `propose_file`'s `InstrumentedTool` like any call the model makes
+  (validated, policy-checked, traced, checked in the sandbox) and its result is added to the
+  step's observation with the `apply_patch` call it needs. Nothing is applied: applying is
+  still the model's call, and the user's approval.
+
+Test files are never proposed this way (a test class written in a block is a test run), nor
+is anything when the step's code called a propose tool itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+from tools.base import ToolContext
+from tools.instrumented import InstrumentedTool
+from tools.patch_tools import ProposeFile
+from tools.workspace import NotTextError
+
+_DEFINITION = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+_IMPORT = ast.Import | ast.ImportFrom
+
+
+def is_test_file(path: str) -> bool:
+    name = PurePosixPath(path).name
+    parts = PurePosixPath(path).parts[:-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(part in {"test", "tests"} for part in parts)
+    )
+
+
+def _segment(lines: list[str], node: ast.stmt) -> str:
+    return "\n".join(lines[_first_line(node) - 1 : node.end_lineno or node.lineno])
+
+
+def _first_line(node: ast.stmt) -> int:
+    """The statement's first line, its decorators' included."""
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _is_constant(node: ast.stmt) -> bool:
+    """A module-level assignment of a value that calls nothing (`ONES = ["one", …]`, not
+    `result = say(22)`, which is an example run)."""
+    if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+        return not any(isinstance(part, ast.Call) for part in ast.walk(node.value))
+    return False
+
+
+def merged_source(original: str, block: str) -> str | None:
+    """`original` with the top-level definitions `block` writes anew in their place, and the
+    block's other definitions, constants and imports added before the first of them (imports
+    after the original's); None when the block redefines none of `original`'s top-level
+    functions or classes, or either does not parse."""
+    try:
+        original_tree, block_tree = ast.parse(original), ast.parse(block)
+    except (SyntaxError, ValueError):
+        return None
+    defined = {n.name: n for n in original_tree.body if isinstance(n, _DEFINITION)}
+    block_lines = block.splitlines()
+    rewritten = {
+        n.name: _segment(block_lines, n)
+        for n in block_tree.body
+        if isinstance(n, _DEFINITION) and n.name in defined
+    }
+    if not rewritten:
+        return None
+    lines = original.splitlines()
+    present = {line.strip() for line in lines}
+    imports = [
+        _segment(block_lines, n)
+        for n in block_tree.body
+        if isinstance(n, _IMPORT) and _segment(block_lines, n).strip() not in present
+    ]
+    added = [
+        _segment(block_lines, n)
+        for n in block_tree.body
+        if (isinstance(n, _DEFINITION) and n.name not in defined) or _is_constant(n)
+    ]
+    replaced = sorted((defined[name] for name in rewritten), key=_first_line)
+    out: list[str] = []
+    cursor = 0  # lines of `original` copied so far
+    for number, node in enumerate(replaced):
+        out.extend(lines[cursor : _first_line(node) - 1])
+        if number == 0 and added:
+            out.extend(["\n\n".join(added), "", ""])
+        out.append(rewritten[node.name])
+        cursor = node.end_lineno or node.lineno
+    out.extend(lines[cursor:])
+    if imports:
+        at = _import_line(original_tree)
+        out[at:at] = imports if at else [*imports, "", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _import_line(tree: ast.Module) -> int:
+    """The line after which new imports go: the last import's, or the module docstring's."""
+    body = tree.body
+    last = max((n.end_lineno or 0 for n in body if isinstance(n, _IMPORT)), default=0)
+    if last or not body:
+        return last
+    first = body[0]
+    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+    return (first.end_lineno or 0) if docstring else 0
+
+
+class WrittenDefinitions:
+    """Turns a code step's definitions of a task file's code into a proposal (module doc)."""
+
+    def __init__(self, context: ToolContext) -> None:
+        self.context = context
+        self.proposer = InstrumentedTool(ProposeFile(context), context)
+
+    def candidates(self) -> list[str]:
+        """The Python files a step's definitions may be meant for: the task's, then those
+        the job has read, tests left out."""
+        paths = [*self.context.task_files, *sorted(self.context.seen_paths)]
+        return [
+            path for path in dict.fromkeys(paths) if path.endswith(".py") and not is_test_file(path)
+        ]
+
+    def __call__(self, code: str, calls: Iterable[str]) -> tuple[str, list[str]]:
+        """What to add to the step's observation, and the calls made ("", [] when nothing
+        was proposed)."""
+        if any(name.startswith("propose") for name in calls):
+            return "", []
+        taken: set[str] = set()
+        notes: list[str] = []
+        for path in self.candidates():
+            try:
+                original = self.context.workspace.read_text(path)
+            except (OSError, NotTextError, ValueError):
+                continue
+            merged = merged_source(original, code)
+            if merged is None or merged == original:
+                continue
+            names = _rewritten_names(original, code) - taken
+            if not names:
+                continue
+            taken |= names
+            result = self.proposer.call({"path": path, "content": merged})
+            listed = ", ".join(sorted(names))
+            notes.append(
+                f"Your code writes {listed} of {path} anew, so it was proposed as a change "
+                f"to {path}: {_text(result)}"
+            )
+        return "\n".join(notes), [self.proposer.name] * len(notes)
+
+
+def _rewritten_names(original: str, block: str) -> set[str]:
+    original_names = {n.name for n in ast.parse(original).body if isinstance(n, _DEFINITION)}
+    return {
+        n.name
+        for n in ast.parse(block).body
+        if isinstance(n, _DEFINITION) and n.name in original_names
+    }
+
+
+def _text(result: object) -> str:
+    return result if isinstance(result, str) else json.dumps(result)

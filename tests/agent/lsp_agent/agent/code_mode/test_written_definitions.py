@@ -1,0 +1,87 @@
+"""A code step that writes a task file's function anew is proposed as a change to that file
+(`code_mode.written_definitions`), through the real propose_file tool: nothing is applied."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions, merged_source
+from tests.tool_context import tool_context
+from tools.workspace import DiskWorkspace
+
+STUB = '"""Say a number."""\n\n\ndef say(number):\n    pass\n\n\nclass Speaker:\n    pass\n'
+BLOCK = """import math
+ONES = ["zero", "one", "two"]
+
+def spell(n):
+    return ONES[n]
+
+def say(number):
+    if number < 0:
+        raise ValueError("input out of range")
+    return spell(number)
+
+print(say(2))
+result = say(1)
+"""
+
+
+def test_the_block_s_definitions_replace_the_file_s_and_bring_their_helpers() -> None:
+    merged = merged_source(STUB, BLOCK)
+    assert merged is not None
+    namespace: dict[str, object] = {}
+    exec(compile(merged, "say.py", "exec"), namespace)
+    assert namespace["say"](2) == "two"  # type: ignore[operator]
+    assert merged.startswith('"""Say a number."""\nimport math\n')  # the docstring stays first
+    assert "class Speaker:\n    pass" in merged  # what the block did not write is kept
+    assert "print(" not in merged and "result =" not in merged  # the example run is not
+    assert merged.index("ONES =") < merged.index("def say")
+
+
+def test_a_block_that_redefines_nothing_of_the_file_proposes_nothing() -> None:
+    assert merged_source(STUB, "def other():\n    return 1\n") is None
+    assert merged_source(STUB, "print(say(2))\n") is None
+    assert merged_source(STUB, "def say(:\n") is None  # does not parse
+    assert merged_source("def say(:\n", BLOCK) is None
+
+
+def test_imports_go_after_the_file_s_own() -> None:
+    block = "import math\ndef say(n):\n    return math.pi\n"
+    merged = merged_source("import re\n\n\ndef say(n):\n    pass\n", block)
+    assert merged == "import re\nimport math\n\n\ndef say(n):\n    return math.pi\n"
+
+
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "say.py").write_text(STUB, encoding="utf-8")
+    (tmp_path / "say_test.py").write_text(
+        "import unittest\nfrom say import say\n\n\nclass SayTest(unittest.TestCase):\n"
+        "    def test_one(self):\n        self.assertEqual(say(1), 'one')\n",
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def test_a_step_writing_the_stub_proposes_the_file_and_applies_nothing(tmp_path: Path) -> None:
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say.py", "say_test.py")
+    note, calls = WrittenDefinitions(context)(BLOCK, [])
+    assert calls == ["propose_file"]
+    assert note.startswith("Your code writes say of say.py anew, so it was proposed as a change")
+    reply = json.loads(note.split(": ", 1)[1])
+    assert reply["patch_id"] == "p1" and reply["files"] == ["say.py"]
+    assert 'apply_patch(patch_id="p1")' in reply["next"]
+    assert (tmp_path / "say.py").read_text(encoding="utf-8") == STUB  # nothing applied
+    assert "def spell(n):" in context.patches.get("p1").result.diff
+    assert context.state.summary()["tool_calls"] == 1  # through the wrapper, recorded
+
+
+def test_tests_files_and_steps_that_propose_themselves_are_left_alone(tmp_path: Path) -> None:
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say_test.py",)
+    written = WrittenDefinitions(context)
+    assert written("class SayTest:\n    pass\n", []) == ("", [])  # a test file: never
+    context.task_files = ("say.py",)
+    assert written(BLOCK, ["read_file", "propose_patch"]) == ("", [])
+    assert written("def say(number):\n    pass\n", []) == ("", [])  # the file as it is
+    assert context.patches.all() == []

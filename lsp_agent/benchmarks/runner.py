@@ -39,7 +39,7 @@ class BenchOptions:
     chart: Path | None = None
     serve_llama_cpp: bool = False
     serve_llama_server: str = ""  # bench models: an embedded model's name served by llama-server
-    agent_type: str = "tool_calling"  # bench models: AGENT_TYPE for every level
+    agent_type: str = "tool_calling"  # bench models: AGENT_TYPE for every level; bench edits: ours
     planning_interval: int = 0  # bench models: AGENT_PLANNING_INTERVAL for every run
     subagents: tuple[str, ...] = ()  # bench models: AGENT_SUBAGENTS for every run
     show_prompts: bool = False  # bench prompt: print each mode's fixed prompt text too

@@ -173,7 +173,8 @@ def _add_bench_agent_options(bench: Any) -> None:
         choices=("tool_calling", "code"),
         default="tool_calling",
         help="bench models: the agent the levels run with (`code`: the model writes Python, "
-        "run in the Docker sandbox; the scripted model plays the code-form references)",
+        "run in the Docker sandbox; the scripted model plays the code-form references); "
+        "bench edits: the agent lsp-agent's jobs run with",
     )
     bench.add_argument(
         "--planning-interval",

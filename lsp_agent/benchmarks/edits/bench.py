@@ -9,6 +9,7 @@ skips the runs already there. Progress goes to stderr.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import shutil
 import signal
@@ -67,6 +68,8 @@ def command_line(options: BenchOptions, model_id: str, names: list[str]) -> str:
         words += ["--peers", ",".join(options.peers)]
     if options.peers_only:
         words.append("--peers-only")
+    if options.agent_type != "tool_calling":
+        words += ["--agent-type", options.agent_type]
     if options.max_steps:
         words += ["--max-steps", str(options.max_steps)]
     if options.timeout_s:
@@ -112,7 +115,10 @@ def _plan(options: BenchOptions) -> tuple[list[Exercise], list[str], str]:
         raise BenchError(str(exc), 2) from None
     if len(options.models) > 1:
         raise BenchError("bench edits runs one model (the same for every agent)", 2)
-    return exercises, _agents(options), options.models[0] if options.models else SCRIPTED
+    model_id = options.models[0] if options.models else SCRIPTED
+    if model_id == SCRIPTED and options.agent_type != "tool_calling":
+        raise BenchError("the scripted model plays tool calls: --agent-type code needs a model", 2)
+    return exercises, _agents(options), model_id
 
 
 def _measure(options: BenchOptions) -> Figures:
@@ -134,9 +140,11 @@ def _measure(options: BenchOptions) -> Figures:
             llama_server=options.llama_server,
             log_dir=work,
         )
+        ours = dataclasses.replace(endpoint.ours, agent_type=options.agent_type)
+        endpoint = dataclasses.replace(endpoint, ours=ours)
         _ready(agents, endpoint, image)
         max_steps = options.max_steps or settings.agent_max_steps
-        setup = {"model": model_id, "max_steps": max_steps}
+        setup = {"model": model_id, "max_steps": max_steps, "agent_type": options.agent_type}
         try:
             done = load_runs(options.output, setup) if options.output else []
         except ResumeError as exc:

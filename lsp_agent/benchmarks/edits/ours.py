@@ -34,6 +34,7 @@ class OurModel:
     model_id: str
     api_base: str = ""
     max_steps: int | None = None
+    agent_type: str = "tool_calling"  # AGENT_TYPE of its jobs (`bench edits --agent-type`)
 
 
 @dataclass
@@ -44,7 +45,7 @@ class OurRun:
 
 def job_settings(repo: Path, model: OurModel) -> Settings:
     settings = preflight(repo, client=CLIENT).settings
-    overrides: dict[str, Any] = {"model_id": model.model_id}
+    overrides: dict[str, Any] = {"model_id": model.model_id, "agent_type": model.agent_type}
     if model.api_base:
         overrides["model_api_base"] = model.api_base
     if model.max_steps:

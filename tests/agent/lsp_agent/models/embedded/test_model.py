@@ -35,9 +35,9 @@ from lsp_agent.models.embedded.model import (
     embedded_gguf,
 )
 from lsp_agent.models.embedded.prompt import EXAMPLE_TASK, chat_turns
+from lsp_agent.models.embedded.text_reply import ReplyShape
 from lsp_agent.models.embedded.tool_grammar import check_call, tool_specs
 from lsp_agent.models.errors import ModelConfigError
-from lsp_agent.models.embedded.text_reply import ReplyShape
 from lsp_agent.models.factory import build_model
 from lsp_agent.settings import Settings
 from lsp_agent.testing import SpyTool

@@ -264,7 +264,9 @@ def next_step(patch_id: str, status: PatchStatus, check: object | None = None) -
     if status == "applied":
         still = still_failing(check)
         if still:
-            return f"{still} Next: change the code again, or call final_answer and say so."
+            # No way out is offered: told "…, or call final_answer and say so", Qwen2.5-Coder-
+            # 1.5B answered at once, with 12 of say()'s 20 tests failing.
+            return f"{still} Next: change the code again so that they pass."
         return "Next: call final_answer with a short summary, unless more changes are needed."
     if status == "rejected":
         why = f"the user rejected {patch_id}"

@@ -83,5 +83,33 @@ def test_tests_files_and_steps_that_propose_themselves_are_left_alone(tmp_path: 
     assert written("class SayTest:\n    pass\n", []) == ("", [])  # a test file: never
     context.task_files = ("say.py",)
     assert written(BLOCK, ["read_file", "propose_patch"]) == ("", [])
-    assert written("def say(number):\n    pass\n", []) == ("", [])  # the file as it is
+    same, calls = written("def say(number):\n    pass\n", [])  # the file as it is
+    assert same == "Your code writes say exactly as say.py has it now: nothing to propose."
+    assert calls == []
     assert context.patches.all() == []
+
+
+def test_code_written_as_the_file_has_it_after_a_patch_says_what_still_fails(
+    tmp_path: Path,
+) -> None:
+    from sandbox.protocol import PatchCheck
+    from tools.patches import apply_whole_file
+
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say.py",)
+    new = "def say(number):\n    return 'two'\n"
+    result = apply_whole_file("say.py", new, context.workspace, 200)
+    output = (
+        "____ SayTest.test_one ____\n\nE   AssertionError: 'two' != 'one'\n\nsay_test.py:7: "
+        "AssertionError\n"
+    )
+    check = PatchCheck(True, True, output, 0.1, still_failing=("say_test.py::SayTest::test_one",))
+    patch = context.patches.add(result.diff, result, check)
+    context.patches.set_status(patch.id, "applied")
+    (tmp_path / "say.py").write_text(new, encoding="utf-8")
+    note, calls = WrittenDefinitions(context)(new, [])
+    assert calls == [] and note == (
+        "Your code writes say exactly as say.py has it now: nothing to propose. 1 tests still "
+        "fail with the patch (first: SayTest.test_one: AssertionError: 'two' != 'one' "
+        "(say_test.py line 7)). Change say so that they pass."
+    )

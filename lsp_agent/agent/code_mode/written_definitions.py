@@ -31,7 +31,7 @@ from pathlib import PurePosixPath
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposeFile
-from tools.patches import still_failing
+from tools.patches import StoredPatch, next_step, still_failing
 from tools.workspace import NotTextError
 
 _DEFINITION = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -161,6 +161,10 @@ class WrittenDefinitions:
             if merged == original:
                 notes.append(self._unchanged(path, listed))
                 continue
+            same = self._proposed_as(path, merged)
+            if same is not None:
+                notes.append(self._proposed_before(same, path, listed))
+                continue
             result = self.proposer.call({"path": path, "content": merged})
             proposed += 1
             notes.append(
@@ -168,6 +172,31 @@ class WrittenDefinitions:
                 f"to {path}: {_text(result)}"
             )
         return "\n".join(notes), [self.proposer.name] * proposed
+
+    def _proposed_as(self, path: str, text: str) -> StoredPatch | None:
+        """The proposed patch that makes `path` read `text` already, if there is one."""
+        for patch in reversed(self.context.patches.all()):
+            after = {f.path: f.after for f in patch.result.files}
+            if patch.status == "proposed" and after.get(path) == text:
+                return patch
+        return None
+
+    @staticmethod
+    def _proposed_before(patch: StoredPatch, path: str, listed: str) -> str:
+        """Said of a block that writes what a proposed patch already does, instead of a
+        second proposal: Qwen2.5-Coder-1.5B wrote the same classes three times and the loop
+        guard stopped the run on the third identical proposal (react)."""
+        still = still_failing(patch.check)
+        return " ".join(
+            part
+            for part in (
+                f"Your code writes {listed} of {path} as {patch.id} already proposes it: "
+                "nothing new to propose.",
+                still,
+                next_step(patch.id, patch.status, patch.check),
+            )
+            if part
+        )
 
     def _unchanged(self, path: str, listed: str) -> str:
         """Said of a block that writes the file's code as it is: after applying its say(),

@@ -74,6 +74,12 @@ def test_a_step_writing_the_stub_proposes_the_file_and_applies_nothing(tmp_path:
     assert (tmp_path / "say.py").read_text(encoding="utf-8") == STUB  # nothing applied
     assert "def spell(n):" in context.patches.get("p1").result.diff
     assert context.state.summary()["tool_calls"] == 1  # through the wrapper, recorded
+    again, calls = WrittenDefinitions(context)(BLOCK, [])  # the same code once more
+    assert calls == [] and again.startswith(
+        "Your code writes say of say.py as p1 already proposes it: nothing new to propose."
+    )
+    assert again.endswith('Next: apply it with apply_patch(patch_id="p1").'), again
+    assert [p.id for p in context.patches.all()] == ["p1"]
 
 
 def test_tests_files_and_steps_that_propose_themselves_are_left_alone(tmp_path: Path) -> None:

@@ -159,11 +159,11 @@ class WrittenDefinitions:
             taken |= names
             listed = ", ".join(sorted(names))
             if merged == original:
-                notes.append(self._unchanged(path, listed))
+                notes.append(self._unchanged(path, listed) + self._again(path, merged))
                 continue
             same = self._proposed_as(path, merged)
             if same is not None:
-                notes.append(self._proposed_before(same, path, listed))
+                notes.append(self._proposed_before(same, path, listed) + self._again(path, merged))
                 continue
             result = self.proposer.call({"path": path, "content": merged})
             proposed += 1
@@ -172,6 +172,15 @@ class WrittenDefinitions:
                 f"to {path}: {_text(result)}"
             )
         return "\n".join(notes), [self.proposer.name] * proposed
+
+    def _again(self, path: str, text: str) -> str:
+        """The same code written again counts for loop detection as a call would: a model
+        that writes it over and over is warned, then stopped (paasio: the same classes for
+        every step until the time limit)."""
+        signal = self.context.state.record(self.proposer.name, {"path": path, "content": text})
+        if signal is None:
+            return ""
+        return f"\n\n[{'stop' if signal.stop else 'warning'}] {signal.hint}"
 
     def _proposed_as(self, path: str, text: str) -> StoredPatch | None:
         """The proposed patch that makes `path` read `text` already, if there is one."""

@@ -80,6 +80,10 @@ def test_a_step_writing_the_stub_proposes_the_file_and_applies_nothing(tmp_path:
     )
     assert again.endswith('Next: apply it with apply_patch(patch_id="p1").'), again
     assert [p.id for p in context.patches.all()] == ["p1"]
+    for _ in range(5):  # written again and again: warned, then stopped, as a call would be
+        again, _ = WrittenDefinitions(context)(BLOCK, [])
+    assert "[warning]" in again or "[stop]" in again, again
+    assert context.state.stopped
 
 
 def test_tests_files_and_steps_that_propose_themselves_are_left_alone(tmp_path: Path) -> None:

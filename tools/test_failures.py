@@ -76,10 +76,12 @@ FIRST_FAILURE_CHARS = 300
 
 def first_failure(output: str) -> str:
     """The first failing test of pytest's `output` in one line, as the model needs it to go
-    on (`SayTest.test_a_big_number: NameError: name 'ones' is not defined (say.py line 17)`),
-    or "" when the output shows none. Told only which tests still failed after its first
-    version of say(), Qwen2.5-Coder-1.5B applied it and answered; the error says what to
-    change."""
+    on: the test, its failing statement, the error and where it was raised
+    (`ScrabbleScoreTest.test_lowercase_letter: `self.assertEqual(score("a"), 1)`:
+    AssertionError: 0 != 1 (scrabble_score_test.py line 7)`), or "" when the output shows
+    none. Told only which tests still failed after its first version of say(),
+    Qwen2.5-Coder-1.5B applied it and answered; told the error alone (`AssertionError: 0 !=
+    14`), it could not tell which input gave it and wrote the same fix again."""
     header = _TEST_HEADER.search(output)
     if header is None:
         return ""
@@ -89,7 +91,9 @@ def first_failure(output: str) -> str:
     error = _ERROR_LINE.search(section)
     if error is None:
         return ""
-    text = f"{header.group(1)}: {error.group(1).strip()}"
+    failing = _FAILING_LINE.search(section[: error.start()])  # the test's own statement
+    statement = f"`{failing.group(1).strip()}`: " if failing else ""
+    text = f"{header.group(1)}: {statement}{error.group(1).strip()}"
     raised = list(_RAISED_AT.finditer(section))
     if raised:
         text += f" ({raised[-1].group(1)} line {raised[-1].group(2)})"

@@ -140,11 +140,13 @@ def test_the_first_failure_is_its_test_its_error_and_where_it_was_raised(tmp_pat
     )
     output = real_output(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider")
     assert first_failure(output) == (
-        "SayTest.test_one: NameError: name 'ones' is not defined (say.py line 2)"
+        "SayTest.test_one: `self.assertEqual(say(1), 'one')`: NameError: name 'ones' is not "
+        "defined (say.py line 2)"
     )
     (tmp_path / "say.py").write_text("def say(n):\n    return 'two'\n")
     output = real_output(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider")
     assert first_failure(output) == (
-        "SayTest.test_one: AssertionError: 'two' != 'one' (say_test.py line 7)"
+        "SayTest.test_one: `self.assertEqual(say(1), 'one')`: AssertionError: 'two' != 'one' "
+        "(say_test.py line 7)"
     )
     assert first_failure("2 passed in 0.01s") == ""

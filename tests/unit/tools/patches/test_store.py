@@ -223,8 +223,9 @@ def test_next_step_never_offers_a_patch_that_cannot_be_applied() -> None:
     )
     some.output = pytest_output  # type: ignore[attr-defined]
     assert next_step("p1", "applied", some) == (
-        "1 tests still fail with the patch (first: SayTest.test_one: NameError: name 'ones' "
-        "is not defined (say.py line 2)). Next: change the code again so that they pass."
+        "1 tests still fail with the patch (first: SayTest.test_one: `return ones[n]`: "
+        "NameError: name 'ones' is not defined (say.py line 2)). Next: change the code again "
+        "so that they pass."
     )
     for status in ("rejected", "failed", "stale"):
         note = next_step("p2", status)

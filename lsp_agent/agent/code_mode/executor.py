@@ -15,6 +15,7 @@ time, or flooding the approval questions); past it every call is answered with a
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 from collections.abc import Callable
@@ -85,6 +86,9 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
 
     def __call__(self, code_action: str) -> CodeOutput:
         self.step_calls = 0
+        hidden = self._defined_tools(code_action)
+        if hidden:
+            raise CodeStepError(hidden)
         outcome = self.session.run_step(code_action, self.serve_call)
         self.last_calls = list(outcome.calls)
         # what the step's code implies (a proposal), and the calls that made it
@@ -98,6 +102,32 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         self.state["_print_outputs"] = logs
         output = None if outcome.output is None else self._bounded(outcome.output)
         return CodeOutput(output=output, logs=logs, is_final_answer=outcome.final)
+
+    def _defined_tools(self, code: str) -> str:
+        """Why the step's code must not run when it defines a function named as a tool ("" when
+        it does not): asked to apply its patch, Qwen2.5-Coder-1.5B wrote `def apply_patch(
+        patch_id): return "Patch applied successfully"`, which would hide the tool from this
+        step and every later one (the container keeps the code's names)."""
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return ""  # the step's own error says what is wrong
+        names = [*self.tools, FINAL_ANSWER]
+        defined = [
+            node.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.name in names
+        ]
+        if not defined:
+            return ""
+        name = defined[0]
+        inputs = list(self.tools[name].inputs) if name in self.tools else ["answer"]
+        call = f"{name}({', '.join(f'{i}=...' for i in inputs)})"
+        return (
+            f"Your code defines {name}(), one of your tools, so it was not run: the definition "
+            f"would hide the tool. Call the tool instead: print({call})."
+        )
 
     def cleanup(self) -> None:
         self.session.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
+from lsp_agent.agent.code_mode.executor import CodeStepError, SandboxedPythonExecutor
 from sandbox.code.session import CodeSession
 from tests.tool_context import tool_context
 from tools.base import ToolContext
@@ -92,3 +92,21 @@ def test_proxied_calls_have_a_budget_per_step_and_per_job(tmp_repo: Path) -> Non
     assert answers[0][1] is False and answers[1][1] is True
     assert "this task's code has made 5 tool calls" in answers[1][0]
     assert context.state.summary()["tool_calls"] == 4  # refused calls never ran
+
+
+def test_code_that_defines_a_tool_is_not_run(tmp_repo: Path) -> None:
+    # Qwen2.5-Coder-1.5B, told to apply its patch, wrote a stub of apply_patch instead.
+    executor, _ = executor_for(tmp_repo, [])
+    code = 'def apply_patch(patch_id):\n    return "Patch applied successfully"\n'
+    try:
+        executor(code)  # the container is never started: the check comes first
+    except CodeStepError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError("the step ran")
+    assert message == (
+        "Your code defines apply_patch(), one of your tools, so it was not run: the "
+        "definition would hide the tool. Call the tool instead: print(apply_patch(patch_id=...))."
+    )
+    assert "final_answer(answer=...)" in executor._defined_tools("def final_answer(a):\n    a\n")
+    assert executor._defined_tools("def accumulate(c, f):\n    return c\n") == ""

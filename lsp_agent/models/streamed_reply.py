@@ -25,7 +25,7 @@ from typing import Any
 
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 
-__all__ = ["ends_in_long_loop", "ends_in_loop", "read_stream", "trim_loop"]
+__all__ = ["before_stops", "ends_in_long_loop", "ends_in_loop", "read_stream", "trim_loop"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,13 @@ LONG_LOOP_MAX_PERIOD = 240
 LONG_LOOP_ROUNDS = 3
 DIGITS = re.compile(r"[0-9]")
 NEWLINES_AFTER_A_CALL = 3  # "}\n```\n\n": the fence closed, and padding has begun
+
+
+def before_stops(text: str, stops: Iterable[str]) -> str:
+    """`text` up to its first stop sequence, the stop left out, as a server sends it."""
+    for stop in stops:
+        text = text.split(stop, 1)[0]
+    return text
 
 
 def _periodic(tail: str) -> bool:

@@ -69,7 +69,7 @@ from lsp_agent.models.embedded.tool_grammar import (
     check_call,
     tool_specs,
 )
-from lsp_agent.models.streamed_reply import ends_in_loop, trim_loop
+from lsp_agent.models.streamed_reply import before_stops, ends_in_loop, trim_loop
 from lsp_agent.models.tool_call_parsing import CALL_START, says_it_is_the_answer
 from lsp_agent.models.tool_call_parsing.stream_cut import complete_call_end
 from lsp_agent.models.tool_schemas import compact_tool_schemas
@@ -365,9 +365,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         load: PromptLoad,
         stop_sequences: list[str] | None,
     ) -> ChatMessage:
-        text = generation.text
-        for stop in stop_sequences or ():
-            text = text.split(stop, 1)[0]
+        text = before_stops(generation.text, stop_sequences or ())
         end = complete_call_end(text)
         if end is not None:
             text = text[:end]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lsp_agent.models.embedded.decoder import Decoder, Generation
+from lsp_agent.models.streamed_reply import before_stops
 
 FENCE = "```"
 
@@ -41,7 +42,7 @@ def shaped_generation(
     the whole reply, its begun words included."""
     lead = [*prompt, *tokens(shape.start)]
     first = decoder.generate(lead, max_tokens=max_tokens, temperature=temperature, stop=stop)
-    words = _before_stops(first.text, stops)
+    words = before_stops(first.text, stops)
     if FENCE in words or first.finish_reason == "length":
         return Generation(shape.start + first.text, first.tokens, first.finish_reason, first.load)
     words = words.rstrip() + "\n"
@@ -58,9 +59,3 @@ def shaped_generation(
         more.finish_reason,
         first.load,
     )
-
-
-def _before_stops(text: str, stops: Sequence[str]) -> str:
-    for stop in stops:
-        text = text.split(stop, 1)[0]
-    return text

@@ -27,6 +27,7 @@ from lsp_agent.models.scripted.script import (
     load_script,
     parse_script,
 )
+from lsp_agent.models.streamed_reply import before_stops
 
 
 class ScriptedModelError(RuntimeError):
@@ -160,7 +161,4 @@ def _cut_at_stop(text: str | None, stop_sequences: list[str] | None) -> str | No
     """`text` up to its first stop sequence, as a server sends it (the stop left out): code
     mode's closing fence once also matched a reply's opening fence, which real models cut
     and scripted ones did not."""
-    if text is None or not stop_sequences:
-        return text
-    ends = [text.find(stop) for stop in stop_sequences if stop in text]
-    return text[: min(ends)] if ends else text
+    return None if text is None else before_stops(text, stop_sequences or ())

@@ -72,6 +72,12 @@ def merged_source(original: str, block: str) -> str | None:
     block's other definitions, constants and imports added before the first of them (imports
     after the original's); None when the block redefines none of `original`'s top-level
     functions or classes, or either does not parse."""
+    merged = _merge(original, block)
+    return None if merged is None else merged[0]
+
+
+def _merge(original: str, block: str) -> tuple[str, set[str]] | None:
+    """`merged_source`'s text, and the names of the definitions the block wrote anew."""
     try:
         original_tree, block_tree = ast.parse(original), ast.parse(block)
     except (SyntaxError, ValueError):
@@ -110,7 +116,7 @@ def merged_source(original: str, block: str) -> str | None:
     if imports:
         at = _import_line(original_tree)
         out[at:at] = imports if at else [*imports, "", ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+    return "\n".join(out).rstrip("\n") + "\n", set(rewritten)
 
 
 def _import_line(tree: ast.Module) -> int:
@@ -152,10 +158,11 @@ class WrittenDefinitions:
                 original = self.context.workspace.read_text(path)
             except (OSError, NotTextError, ValueError):
                 continue
-            merged = merged_source(original, code)
-            names = set() if merged is None else _rewritten_names(original, code) - taken
-            if merged is None or not names:
+            found = _merge(original, code)
+            names = set() if found is None else found[1] - taken
+            if found is None or not names:
                 continue
+            merged = found[0]
             taken |= names
             listed = ", ".join(sorted(names))
             if merged == original:
@@ -216,15 +223,6 @@ class WrittenDefinitions:
         text = f"Your code writes {listed} exactly as {path} has it now: nothing to propose."
         still = still_failing(applied[-1].check) if applied else ""
         return f"{text} {still} Change {listed} so that they pass." if still else text
-
-
-def _rewritten_names(original: str, block: str) -> set[str]:
-    original_names = {n.name for n in ast.parse(original).body if isinstance(n, _DEFINITION)}
-    return {
-        n.name
-        for n in ast.parse(block).body
-        if isinstance(n, _DEFINITION) and n.name in original_names
-    }
 
 
 def _text(result: object) -> str:

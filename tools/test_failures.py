@@ -43,7 +43,7 @@ def code_under_test(output: str, workspace: Workspace) -> list[str]:
         modules = ("/".join(parts[:end]) + ".py" for end in range(len(parts), 0, -1))
         mentioned.extend(m for m in modules if is_test_file(m) and _exists(workspace, m))
     mentioned = _unique(mentioned)
-    found = [path for path in mentioned if not _is_test_support(path)]
+    found = [path for path in mentioned if not is_test_support(path)]
     imported: list[tuple[str, set[str]]] = []
     for test_file in (path for path in mentioned if is_test_file(path)):
         imported.extend(_imported_files(test_file, workspace))
@@ -140,7 +140,7 @@ def _imported_files(test_file: str, workspace: Workspace) -> list[tuple[str, set
         else:
             continue
         for alias, path in zip(node.names, found, strict=True):
-            if path and not _is_test_support(path):
+            if path and not is_test_support(path):
                 files.setdefault(path, set()).add(alias.asname or alias.name.split(".")[0])
     return list(files.items())
 
@@ -170,9 +170,11 @@ def _module_files(module: str, level: int, directory: str) -> list[str]:
     return paths
 
 
-def _is_test_support(path: str) -> bool:
+def is_test_support(path: str) -> bool:
+    """Whether `path` is a test module, a conftest.py, or in a `tests/` or `test/` folder."""
     name = posixpath.basename(path)
-    return is_test_file(path) or name == "conftest.py" or "/tests/" in f"/{path}"
+    folders = path.split("/")[:-1]
+    return is_test_file(path) or name == "conftest.py" or bool({"test", "tests"} & set(folders))
 
 
 def _exists(workspace: Workspace, path: str) -> bool:

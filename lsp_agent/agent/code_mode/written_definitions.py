@@ -26,27 +26,16 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Iterable
-from pathlib import PurePosixPath
 
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposeFile
 from tools.patches import StoredPatch, next_step, still_failing
+from tools.test_failures import is_test_support
 from tools.workspace import NotTextError
 
 _DEFINITION = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _IMPORT = ast.Import | ast.ImportFrom
-
-
-def is_test_file(path: str) -> bool:
-    name = PurePosixPath(path).name
-    parts = PurePosixPath(path).parts[:-1]
-    return (
-        name.startswith("test_")
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-        or any(part in {"test", "tests"} for part in parts)
-    )
 
 
 def _segment(lines: list[str], node: ast.stmt) -> str:
@@ -142,7 +131,9 @@ class WrittenDefinitions:
         the job has read, tests left out."""
         paths = [*self.context.task_files, *sorted(self.context.seen_paths)]
         return [
-            path for path in dict.fromkeys(paths) if path.endswith(".py") and not is_test_file(path)
+            path
+            for path in dict.fromkeys(paths)
+            if path.endswith(".py") and not is_test_support(path)
         ]
 
     def __call__(self, code: str, calls: Iterable[str]) -> tuple[str, list[str]]:

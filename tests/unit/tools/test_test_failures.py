@@ -150,3 +150,12 @@ def test_the_first_failure_is_its_test_its_error_and_where_it_was_raised(tmp_pat
         "(say_test.py line 7)"
     )
     assert first_failure("2 passed in 0.01s") == ""
+
+
+def test_test_support_is_test_modules_conftest_and_test_folders() -> None:
+    from tools.test_failures import is_test_support
+
+    for path in ("say_test.py", "test_say.py", "conftest.py", "tests/util.py", "pkg/test/h.py"):
+        assert is_test_support(path), path
+    for path in ("say.py", "pkg/testing.py", "contest/say.py"):
+        assert not is_test_support(path), path

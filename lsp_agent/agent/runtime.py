@@ -102,15 +102,18 @@ def _mcp_toolbox(request: JobRequest) -> Any:
     return McpToolbox(specs, request.workspace.root, cancel=request.cancel) if specs else None
 
 
-def argument_choices(context: ToolContext) -> Callable[[], dict[str, Any]]:
+def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, Any]]:
     """What a model that constrains arguments (the embedded one) may name: the workspace's
     files (as the tools list them), the run's patch ids and, for `propose_patch`'s `old`,
-    the lines of the file the call names (as the tools read it: the editor's buffer when
-    open), for `propose_function`'s `name` its definitions, asked afresh for every reply."""
+    the snippets the task quotes that are text of the file the call names, then its lines
+    (as the tools read it: the editor's buffer when open), for `propose_function`'s `name`
+    its definitions, asked afresh for every reply."""
+    from lsp_agent.agent.task_pointers import quoted_snippets
     from tools.file_tools import file_definitions, file_lines
 
     def lines_of_path(arguments: Mapping[str, Any]) -> list[str]:
-        return file_lines(context.workspace, str(arguments.get("path", "")))
+        lines = file_lines(context.workspace, str(arguments.get("path", "")))
+        return [*quoted_snippets(task, "\n".join(lines)), *lines]
 
     def definitions_of_path(arguments: Mapping[str, Any]) -> list[str]:
         if "path" not in arguments:  # another tool's `name` (an MCP tool's, say)
@@ -167,7 +170,7 @@ def run_job(request: JobRequest) -> JobResult:
     except ModelConfigError as exc:
         return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)
     context = job_context(request)
-    model.offer_argument_choices(argument_choices(context))
+    model.offer_argument_choices(argument_choices(context, request.task))
     run = AgentRun(
         model,
         context,

@@ -130,6 +130,22 @@ def _named_files(words: list[str], files: list[str]) -> list[str]:
     return found[:MAX_PLACES]
 
 
+# Text the task quotes: "…", `…`, or '…' between non-word characters (not it's … don't).
+_QUOTED = re.compile(r'"([^"\n]{2,})"|`([^`\n]{2,})`|(?<!\w)\'([^\'\n]{2,})\'(?!\w)')
+
+
+def quoted_snippets(task: str, text: str) -> list[str]:
+    """The snippets the task quotes that are text of `text` (a file), in the task's order:
+    told to replace "(len(values) + 1)", a model choosing what to replace among the file's
+    lines alone took the shortest one (`def average(values):`)."""
+    found: list[str] = []
+    for match in _QUOTED.finditer(task):
+        snippet = next(group for group in match.groups() if group is not None)
+        if snippet.strip() and snippet in text and snippet not in found:
+            found.append(snippet)
+    return found
+
+
 def names_a_tool(task: str) -> bool:
     """Whether the task says which of the agent's tools to call (`read_file`, …)."""
     return any(re.search(rf"\b{name}\b", task) for name in NOT_CODE)

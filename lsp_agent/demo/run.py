@@ -5,8 +5,9 @@ language server over stdio with a headless editor (`editor`), asks for code acti
 on the defective line, picks `Agent: ask…` and types the task (for a real coding model as
 a user would: "The test in test_calc.py fails. Find and fix the bug in calc.py."; the tiny
 default model is told the patch itself),
-then lets the agent work: constrained tool calls, the sandbox check, the approval
-question (answered Apply), the workspace edit. It prints the steps as they come, the
+then lets the agent work (decoding greedily unless `MODEL_TEMPERATURE` says otherwise, so
+that a machine gives the same run each time): constrained tool calls, the sandbox check,
+the approval question (answered Apply), the workspace edit. It prints the steps as they come, the
 diff, the check, and whether the tests pass afterwards — and says plainly when not.
 """
 
@@ -46,6 +47,9 @@ TINY_MODEL_TASK = (
 )
 # Any real coding model gets the task as a user would type it.
 USER_TASK = "The test in test_calc.py fails. Find and fix the bug in calc.py."
+# Greedy unless the user sets MODEL_TEMPERATURE: at the default 0.1, llama.cpp's random seed
+# made SmolLM2-135M write a wrong `new` now and then (a CI run), and a demo should repeat.
+DEMO_TEMPERATURE = "0"
 TINY_MODELS = ("embedded", "embedded:smollm2-135m", "embedded:smollm2", "embedded:gemma3-270m")
 
 
@@ -119,6 +123,7 @@ class AgentStage:
 def server_environment(model: str) -> dict[str, str]:
     env = dict(user_environ())
     env["MODEL_ID"] = model
+    env.setdefault("MODEL_TEMPERATURE", DEMO_TEMPERATURE)
     env.setdefault("PHOENIX_ENABLED", "false")  # opt in: PHOENIX_ENABLED=true lsp-agent demo
     env.setdefault("LOG_LEVEL", "WARNING")
     return env

@@ -6,16 +6,18 @@ order, in the one shape the grammar defines (`{"path": "calc.py", "old": "…"}}
 - which optional argument comes next, or whether the arguments end, is chosen by the
   likelihood of the whole key (`, "start_line": ` against `}}`), not token by token;
 - an argument with choices (a repository path, a patch id, or, through a callable that sees
-  the arguments written so far, a line of the file just named) is chosen among them by the
-  likelihood of the whole value: token-by-token masking judges two lines that begin alike
-  (`return sum(values) / …`, `return sum(v * w …`) by their first differing token, and a
-  1.5B model took the wrong one after reasoning correctly about the right one;
+  the arguments written so far, a snippet the task quotes from the file just named or a
+  line of it) is chosen among them by the likelihood of the whole value: token-by-token
+  masking judges two lines that begin alike (`return sum(values) / …`, `return sum(v * w …`)
+  by their first differing token, and a 1.5B model took the wrong one after reasoning
+  correctly about the right one;
 - any other value is written under a grammar for that value alone (`tool_grammar`), which
   ends it: a string at its closing quote, a number at its last digit. Lines of the file
   (for `old`) are suggestions, not the only values: the model also writes `old` itself,
   and a snippet it wrote that is text of the file competes with the lines (SmolLM2-135M,
   told to replace `(len(values) + 1)`, got `def average(values):` when only whole lines
-  were allowed: the sum of log-probabilities favours short lines).
+  were allowed: the sum of log-probabilities favours short lines; where it wrote `"path",`
+  instead, the quoted snippet among the suggestions still wins).
 
 Tokens the model sampled are kept as it sampled them, and text written for it since (the
 call's head, keys, chosen values) is tokenized on its own after them: re-tokenizing the

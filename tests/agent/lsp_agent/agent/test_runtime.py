@@ -294,3 +294,18 @@ def test_a_loop_warning_names_the_file_the_task_names_and_its_read_call(tmp_repo
     assert shown[3].endswith(
         'The task names pkg/tables.py, not read yet: read_file(path="pkg/tables.py").'
     ), shown[3]
+
+
+def test_what_to_replace_is_offered_as_the_task_quotes_it_then_as_lines(tmp_repo: Path) -> None:
+    from lsp_agent.agent.runtime import argument_choices, job_context
+    from tests.jobs import disk_job
+
+    task = 'In pkg/calc.py replace "a + b" with "b + a" (not "a * b").'
+    context = job_context(disk_job(task, tmp_repo, Settings()))
+    old = argument_choices(context, task)()["old"]
+    assert old({"path": "pkg/calc.py"}) == [
+        "a + b",  # quoted and text of the file; "b + a" and "a * b" are not
+        "def add(a, b):",
+        "    return a + b",
+    ]
+    assert old({"path": "nothing.py"}) == []

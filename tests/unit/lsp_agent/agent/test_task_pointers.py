@@ -10,6 +10,7 @@ from lsp_agent.agent.task_pointers import (
     SHOWN_MAX_CHARS,
     find_definitions,
     find_pointers,
+    quoted_snippets,
     task_names,
 )
 from tools.workspace import DiskWorkspace
@@ -157,3 +158,17 @@ def test_a_definition_and_a_named_file_share_one_pointer(tmp_path: Path) -> None
         "Found in this repository: total_stock is defined in report.py line 1 "
         "(`def total_stock(items):`); test_report.py.\n\nreport.py (lines 1-2 of 2):"
     )
+
+
+FILE_TEXT = "def average(values):\n    return sum(values) / (len(values) + 1)\n"
+
+
+def test_the_snippets_a_task_quotes_from_the_file_are_found_in_order() -> None:
+    task = "Replace \"(len(values) + 1)\" with `len(values)`; keep 'sum(values)'."
+    assert quoted_snippets(task, FILE_TEXT) == ["(len(values) + 1)", "len(values)", "sum(values)"]
+
+
+def test_quotes_that_are_not_text_of_the_file_or_apostrophes_are_not_snippets() -> None:
+    task = "It's wrong: don't divide by \"len(items)\" or `  `; see 'average' twice: 'average'."
+    assert quoted_snippets(task, FILE_TEXT) == ["average"]
+    assert quoted_snippets("no quotes here", FILE_TEXT) == []

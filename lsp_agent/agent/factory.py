@@ -31,7 +31,7 @@ from smolagents.monitoring import LogLevel
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.planning import plan_every, plan_token_limit
-from lsp_agent.agent.steps import StepMonitor, answer_is_real
+from lsp_agent.agent.steps import StepMonitor, answer_is_real, change_before_answer
 from lsp_agent.agent.tool_calling import ToolCallingMode
 from sandbox.config import SandboxConfig
 from tools.base import AgentTool, ToolContext
@@ -53,6 +53,7 @@ class AgentRun:
     progress: Callable[[ProgressEvent], None]
     cancel: threading.Event
     planning_interval: int = 0  # plan first and every N steps; 0 = no planning
+    task: str = ""  # the user's task as typed (the final-answer check reads its verb)
 
 
 class AgentMode(Protocol):
@@ -130,7 +131,7 @@ def build_agent(
         max_steps=run.max_steps,
         verbosity_level=LogLevel.OFF,
         step_callbacks=callbacks,
-        final_answer_checks=[answer_is_real],
+        final_answer_checks=[answer_is_real, change_before_answer(context, run.task)],
         planning_interval=run.planning_interval or None,
     )
     agent.plan_max_tokens = plan_token_limit(budget.budget_tokens)

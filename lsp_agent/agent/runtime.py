@@ -179,6 +179,7 @@ def run_job(request: JobRequest) -> JobResult:
         progress=request.progress,
         cancel=request.cancel,
         planning_interval=settings.agent_planning_interval,
+        task=request.task,
     )
     answer: Any = ""
     error: BaseException | None = None

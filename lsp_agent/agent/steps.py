@@ -8,6 +8,7 @@ the messages a step adds to the history, and the step's progress line.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Callable, Collection
@@ -74,6 +75,49 @@ def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
     if reason is not None:
         raise ValueError(f"{reason}. {SAY_IT_IN_WORDS}")
     return True
+
+
+# A sentence that asks for a change to code: "Fix it.", "Find and fix the bug in calc.py.",
+# "Please implement the stub …", "Make the tests pass." (not "How do I fix it?", nor the
+# verbs that also ask for an answer: "add 2 and 40", "make a list of the files").
+_IN_SENTENCE = r"(?:[^.?!\n]|\.(?=\w))*"  # a dot inside a word (calc.py) does not end it
+_ASKS_FOR_CHANGE = re.compile(
+    r"(?:^|[.!:;\n]\s*)(?:please\s+|then\s+)?(?:\w+\s+and\s+)?"
+    rf"(?:(?:fix|implement|repair|refactor|rename)\b|make\s{_IN_SENTENCE}\bpass\b)"
+    rf"{_IN_SENTENCE}(?:[.!\n]|$)",
+    re.IGNORECASE,
+)
+
+
+def asks_for_change(task: str) -> bool:
+    """Whether a sentence of `task` tells the agent to change code (not a question)."""
+    return _ASKS_FOR_CHANGE.search(task.strip()) is not None
+
+
+def change_before_answer(context: ToolContext, task: str) -> Callable[..., bool]:
+    """A final-answer check: a task that asks for a change, answered before any patch was
+    proposed, is refused once, with the call that proposes one; the next answer stands.
+
+    Told "total_stock() returns the wrong total. Fix it." with report.py in front of it,
+    Qwen2.5-Coder-1.5B answered "The total stock is calculated by iterating over the items
+    list starting from the second element" and changed nothing (3 of 3 runs)."""
+    refused: list[bool] = []
+
+    def change_before_answer(final_answer: Any, memory: Any, agent: Any = None) -> bool:
+        if refused or context.patches.all() or not asks_for_change(task):
+            return True
+        refused.append(True)
+        files = context.task_files
+        path = json.dumps(files[0] if files else "<file>")
+        raise ValueError(
+            "the task asks for a change to the code, and no patch was proposed: nothing has "
+            "changed yet. Propose the change first: "
+            f'propose_patch(path={path}, old="<the exact text to replace>", '
+            'new="<the text that replaces it>"), then apply_patch. If no change is needed, '
+            "call final_answer again and say why."
+        )
+
+    return change_before_answer
 
 
 def job_notes(context: ToolContext, step: int, max_steps: int) -> str:

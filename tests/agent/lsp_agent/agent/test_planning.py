@@ -122,7 +122,10 @@ def test_cancel_during_planning_stops_before_any_tool(tmp_repo: Path) -> None:
 
 def test_planning_is_off_by_default(tmp_repo: Path) -> None:
     settings = dataclasses.replace(SETTINGS, agent_planning_interval=0)
-    result, events, model = run(tmp_repo, [{"final_answer": "42"}], settings)
+    answer = [{"final_answer": "42"}]
+    result, events, model = run_scripted(
+        tmp_repo, answer, settings, "What is 6 times 7?", cancel=threading.Event()
+    )
     assert result.status == "answered" and result.model_calls == 1
     assert not [e for e in events if e.kind == "plan"]
     assert all(c.tool_names for c in model.calls)

@@ -19,7 +19,7 @@ SETTINGS = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_ste
 
 def run(repo: Path, turns: list[dict], *, approvals=None, cancel=None, settings=SETTINGS):
     extra = {"approvals": approvals} if approvals is not None else {}
-    return run_scripted(repo, turns, settings, "fix the bug", cancel=cancel or Event(), **extra)
+    return run_scripted(repo, turns, settings, "find the bug", cancel=cancel or Event(), **extra)
 
 
 def test_five_step_task_completes_and_changes_the_file(tmp_repo: Path) -> None:
@@ -309,3 +309,23 @@ def test_what_to_replace_is_offered_as_the_task_quotes_it_then_as_lines(tmp_repo
         "    return a + b",
     ]
     assert old({"path": "nothing.py"}) == []
+
+
+def test_a_fix_answered_before_any_patch_is_refused_once_with_the_call(tmp_repo: Path) -> None:
+    answers = [{"final_answer": "add() adds a and b."}, {"final_answer": "No change needed."}]
+    result, _, model = run_scripted(
+        tmp_repo, answers, SETTINGS, "add() is wrong. Fix it in pkg/calc.py.", cancel=Event()
+    )
+    assert result.status == "answered" and result.answer == "No change needed."
+    refusal = str(model.calls[1].messages[-1].content)
+    assert "no patch was proposed" in refusal
+    assert 'propose_patch(path="pkg/calc.py", old=' in refusal
+
+
+def test_a_question_or_a_proposed_fix_is_answered_at_once(tmp_repo: Path) -> None:
+    answer = [{"final_answer": "add() adds a and b."}]
+    result, _, _ = run_scripted(tmp_repo, answer, SETTINGS, "How do I fix add()?", cancel=Event())
+    assert result.status == "answered"
+    script = fix_script("pkg/calc.py", "a + b", "b + a", "Swapped the operands.")
+    result, _, _ = run_scripted(tmp_repo, script, SETTINGS, "Fix add().", cancel=Event())
+    assert result.status == "answered" and result.answer == "Swapped the operands."

@@ -1,10 +1,13 @@
-"""What a step's progress line says about its observation: an error or not."""
+"""What a step's progress line says about its observation, and which tasks ask for a change."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
 from lsp_agent.agent.observations import is_error_observation, summarize_observation
+from lsp_agent.agent.steps import asks_for_change
 
 ERROR = json.dumps({"error": "not_found", "message": "no file x.py", "tool": "read_file"})
 
@@ -19,3 +22,34 @@ def test_the_error_schema_is_an_error_also_with_a_loop_note_after_it() -> None:
 
 def test_the_progress_line_of_an_error_is_its_message() -> None:
     assert summarize_observation(ERROR) == "no file x.py"
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "total_stock() returns the wrong total. Fix it.",
+        "The test in test_calc.py fails. Find and fix the bug in calc.py.",
+        "Implement the stub in pangram.py so that the tests in pangram_test.py pass",
+        "Please rename average() to mean()",
+        "Use read_file to read calc.py. Then fix it with propose_patch.",
+        "Make the tests in x_test.py pass.",
+    ],
+)
+def test_a_sentence_that_tells_the_agent_to_change_code_asks_for_change(task: str) -> None:
+    assert asks_for_change(task)
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "How do I fix it?",
+        "add 2 and 40",
+        "Make a list of the files.",
+        "Why does the fix not work?",
+        "What is 6 times 7? Do not use any tool",
+        "File: calc.py\nwhich model are you?",
+        "Use read_file to read config.py. What is MAX_ITEMS?",
+    ],
+)
+def test_questions_do_not_ask_for_change(task: str) -> None:
+    assert not asks_for_change(task)

@@ -28,6 +28,7 @@ from tools.patches import (
     next_step,
     not_a_fix,
     rebase,
+    refuse_broken_python,
     still_failing,
     whole_definition_reading,
 )
@@ -71,6 +72,7 @@ class PatchToolBase(AgentTool):
         return text
 
     def proposal(self, diff: str, result: PatchResult) -> dict[str, Any]:
+        refuse_broken_python(result)
         check = self.check(result)
         patch = self.context.patches.add(diff, result, check)
         reply: dict[str, Any] = {

@@ -40,6 +40,7 @@ from tools.patches.model import (
     render_unified_diff,
     unified_hunks,
 )
+from tools.patches.python_syntax import refuse_broken_python
 from tools.patches.search_replace import (
     SearchReplace,
     apply_search_replace,
@@ -103,6 +104,7 @@ __all__ = [
     "parse_diff",
     "plan_undo",
     "rebase",
+    "refuse_broken_python",
     "render_unified_diff",
     "search_replace",
     "search_replace_diff",

@@ -3,9 +3,11 @@
 smolagents' CodeAgent prompt is about 2,000 tokens of worked examples with notional tools.
 Here: what a step is (one Python block, print what you need), the tools as Python
 signatures with one line each (code mode sends no tool schemas: the prompt is the only
-place the model learns them), and the same discipline as the tool-calling prompt (read
-before you change, change code only through propose_patch then apply_patch, end with a
-short final answer).
+place the model learns them), two example steps (a call printed, then `final_answer`:
+without them Qwen2.5-Coder-1.5B defined `def final_answer(): return 42` instead of calling
+it, or printed what it found and never answered), and the same discipline as the
+tool-calling prompt (read before you change, change code only through propose_patch then
+apply_patch, end with a short final answer).
 """
 
 from __future__ import annotations
@@ -21,6 +23,15 @@ in a sandbox where only these functions reach the repository (each returns text;
 result also gives result["patch_id"] etc.; a failing call raises ToolCallError):
 {tools}
 final_answer(answer): end the task with a short summary for the user.
+Call these functions; never define them. Steps look like this:
+Thought: First I read the file.
+```python
+print(read_file(path="app.py"))
+```
+Thought: I know the answer now.
+```python
+final_answer("app.py defines run().")
+```
 You see only what you print() and errors. Read before you change. Change code only with \
 propose_patch, then apply_patch(patch_id=...); a block that defines a function or class of \
 a file the task names proposes it for that file. End with final_answer."""

@@ -84,7 +84,12 @@ class RunTests(CommandToolBase):
     def forward(self, command: str | None = None) -> dict[str, Any]:
         reply = self.run_shell(command or self.default_command())
         passed = reply["exit_code"] == 0
-        hint = "" if passed else next_step_after_failure(_output(reply), self.context.workspace)
+        context = self.context
+        hint = (
+            ""
+            if passed
+            else next_step_after_failure(_output(reply), context.workspace, context.seen_paths)
+        )
         return {"passed": passed, **({"next": hint} if hint else {}), **reply}
 
 

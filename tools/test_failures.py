@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from sandbox.project import is_test_file
 from tools.workspace import Workspace
@@ -100,16 +100,25 @@ def first_failure(output: str) -> str:
     return text if len(text) <= FIRST_FAILURE_CHARS else text[: FIRST_FAILURE_CHARS - 1] + "…"
 
 
-def next_step_after_failure(output: str, workspace: Workspace) -> str:
-    """The reply's `next` for a failing run ("" when no code under test is found)."""
+def next_step_after_failure(output: str, workspace: Workspace, read: Collection[str] = ()) -> str:
+    """The reply's `next` for a failing run ("" when no code under test is found): read the
+    code under test, or, once it is among the files `read`, change it. Told to read it
+    again, Qwen2.5-Coder-1.5B went between read_file and run_tests until the loop guard
+    stopped it (2 of 12 bug-fix tasks)."""
     files = code_under_test(output, workspace)
     if not files:
         return ""
-    named = ", ".join(files)
+    named, first = ", ".join(files), files[0]
+    tests_say = "the tests say what is expected, so change a test only if the task asks for it."
+    if first in read:
+        return (
+            f"The failing tests exercise {named}, which you have read. Next: fix the bug in "
+            f'{first} with propose_patch(path="{first}", old="<the exact text to change>", '
+            f'new="<the text as it should be>"); {tests_say}'
+        )
     return (
-        f'The failing tests exercise {named}. Next: read_file(path="{files[0]}") and fix '
-        "the bug in that code; the tests say what is expected, so change a test only if the "
-        "task asks for it."
+        f'The failing tests exercise {named}. Next: read_file(path="{first}") and fix the bug '
+        f"in that code; {tests_say}"
     )
 
 

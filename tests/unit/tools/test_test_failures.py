@@ -159,3 +159,11 @@ def test_test_support_is_test_modules_conftest_and_test_folders() -> None:
         assert is_test_support(path), path
     for path in ("say.py", "pkg/testing.py", "contest/say.py"):
         assert not is_test_support(path), path
+
+
+def test_once_the_code_under_test_was_read_the_hint_is_to_change_it(tmp_path: Path) -> None:
+    root = bugfix_repo(tmp_path)
+    output = real_output(root, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    hint = next_step_after_failure(output, DiskWorkspace(root), read={"temperature.py"})
+    assert "which you have read" in hint and "read_file" not in hint
+    assert 'propose_patch(path="temperature.py", old="' in hint

@@ -268,7 +268,7 @@ def test_plans_are_plan_updates_and_the_explorer_is_one_tool_call(
         {"final_answer": "add() returns a - b."},
         {"final_answer": "add() subtracts."},
     ]
-    setup = scenario(tmp_path, workspace, script=script)
+    setup = scenario(tmp_path, workspace, script=script, text="What does add() in app.py do?")
     setup["env"] |= {"AGENT_PLANNING_INTERVAL": "5", "AGENT_SUBAGENTS": "explorer"}
     out = run_client(acp_client, tmp_path, setup)
     turn = out["turns"][0]

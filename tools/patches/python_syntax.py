@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from safety.errors import ErrorType
-from safety.unified_diff.model import PatchError
+from safety.unified_diff import PatchError
 from tools.patches.model import PatchResult
 
 PYTHON_SUFFIXES = (".py", ".pyi")

@@ -117,6 +117,14 @@ def read_file_call(path: str, start_line: int, end_line: int) -> str:
     return f'read_file(path="{path}", start_line={start_line}, end_line={end_line})'
 
 
+def propose_patch_call(path: str) -> str:
+    """The ``propose_patch`` call for ``path``, its text to write in place."""
+    return (
+        f'propose_patch(path="{path}", old="<the exact text to change>", '
+        'new="<the text as it should be>")'
+    )
+
+
 def closest_paths(path: str, candidates: Iterable[str], *, n: int = 3) -> list[str]:
     """The existing paths most similar to ``path`` (whole path, then file name; any case)."""
     by_lower: dict[str, list[str]] = {}

@@ -18,6 +18,7 @@ import posixpath
 import re
 from collections.abc import Collection, Iterable
 
+from safety.errors import propose_patch_call
 from sandbox.project import is_test_file
 from tools.workspace import Workspace
 
@@ -113,8 +114,7 @@ def next_step_after_failure(output: str, workspace: Workspace, read: Collection[
     if first in read:
         return (
             f"The failing tests exercise {named}, which you have read. Next: fix the bug in "
-            f'{first} with propose_patch(path="{first}", old="<the exact text to change>", '
-            f'new="<the text as it should be>"); {tests_say}'
+            f"{first} with {propose_patch_call(first)}; {tests_say}"
         )
     return (
         f'The failing tests exercise {named}. Next: read_file(path="{first}") and fix the bug '

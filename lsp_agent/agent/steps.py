@@ -8,7 +8,6 @@ the messages a step adds to the history, and the step's progress line.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Callable, Collection
@@ -23,6 +22,7 @@ from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.observations import is_error_observation, summarize_observation
 from lsp_agent.agent.prompts import step_notes
 from lsp_agent.models.messages import action_messages
+from safety.errors import propose_patch_call
 from tools.base import ToolContext
 from tools.patches import next_step
 
@@ -108,13 +108,11 @@ def change_before_answer(context: ToolContext, task: str) -> Callable[..., bool]
             return True
         refused.append(True)
         files = context.task_files
-        path = json.dumps(files[0] if files else "<file>")
+        call = propose_patch_call(files[0] if files else "<file>")
         raise ValueError(
             "the task asks for a change to the code, and no patch was proposed: nothing has "
-            "changed yet. Propose the change first: "
-            f'propose_patch(path={path}, old="<the exact text to replace>", '
-            'new="<the text that replaces it>"), then apply_patch. If no change is needed, '
-            "call final_answer again and say why."
+            f"changed yet. Propose the change first: {call}, then apply_patch. If no change "
+            "is needed, call final_answer again and say why."
         )
 
     return change_before_answer

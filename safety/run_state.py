@@ -202,6 +202,13 @@ class AgentState:
         self._stop(stop)
         return stop
 
+    def repeats_last_call(self, tool: str, args: Mapping[str, Any] | None) -> bool:
+        """Whether calling `tool` with `args` now would repeat the last recorded call."""
+        if not self._calls:
+            return False
+        last = self._calls[-1]
+        return (last.tool, last.args_hash) == (tool, args_hash(args))
+
     def check(self) -> None:
         """Raise LoopStop when the run has been stopped."""
         if self.stopped and self.stop_signal is not None:

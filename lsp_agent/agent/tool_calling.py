@@ -16,6 +16,7 @@ from smolagents.models import ChatMessage, MessageRole
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.planning import PlanReplyLimitMixin
 from lsp_agent.agent.prompts import small_model_templates
+from lsp_agent.agent.stale_calls import stale_call
 from lsp_agent.agent.steps import StepMonitor, job_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import memory_messages
@@ -39,6 +40,8 @@ class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
             # step. Call final_answer now", Qwen2.5-Coder-1.5B through llama-server wrote the
             # right answer as text, and the run ended at its step limit without it (L4).
             self.model.prose_is_final_answer = self.step_number >= self.max_steps
+            # set for each step: the explorer's agent shares the job's model
+            self.model.stale_reply = self.stale_reply
         messages = memory_messages(self.memory, summary_mode)
         notes = job_notes(self.tool_context, self.step_number, self.max_steps)
         if notes and not summary_mode:
@@ -46,6 +49,10 @@ class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
                 ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": notes}])
             )
         return messages
+
+    def stale_reply(self, reply: ChatMessage) -> str | None:
+        """Why `reply` only repeats what this agent's job tried (`stale_calls`), or None."""
+        return stale_call(self.tool_context, reply)
 
 
 def schema_tokens(tools: list[Any]) -> int:

@@ -170,13 +170,17 @@ class NativeReplayMixin:
         self, messages: list[ChatMessage | dict[str, Any]], *args: Any, **kwargs: Any
     ) -> dict[str, Any]:
         # smolagents lets the model's own kwargs (MODEL_MAX_TOKENS) win over a call's: a
-        # call's `max_tokens` (a planning reply's limit) may only lower it.
+        # call's `max_tokens` (a planning reply's limit) may only lower it, and a call's
+        # `temperature` (a stale reply decoded again: `robust.fresh`) replaces the model's.
         limit = kwargs.pop("max_tokens", None)
+        temperature = kwargs.pop("temperature", None)
         prepared: dict[str, Any] = super()._prepare_completion_kwargs(  # type: ignore[misc]
             _fillable(messages), *args, **kwargs
         )
         if isinstance(limit, int) and limit > 0:
             prepared["max_tokens"] = min(int(prepared.get("max_tokens") or limit), limit)
+        if isinstance(temperature, int | float):
+            prepared["temperature"] = float(temperature)
         prepared["messages"] = to_provider_messages(messages)
         tools = kwargs.get("tools_to_call_from")
         if tools and "tools" in prepared:

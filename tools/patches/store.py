@@ -163,6 +163,15 @@ class PatchStore:
         with self._lock:
             return list(self._patches.values())
 
+    def proposing(self, path: str, text: str) -> StoredPatch | None:
+        """The latest patch still proposed (not applied, not rejected) after which `path`
+        reads `text`, if there is one."""
+        for patch in reversed(self.all()):
+            after = {f.path: f.after for f in patch.result.files}
+            if patch.status == "proposed" and after.get(path) == text:
+                return patch
+        return None
+
     def facts(self) -> list[str]:
         """What the run did to the files, one sentence each, from the store alone: what a
         front end says beside the model's answer, which may claim anything."""

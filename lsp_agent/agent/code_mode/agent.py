@@ -27,12 +27,14 @@ from smolagents.models import ChatMessage, MessageRole
 from lsp_agent.agent.code_mode.executor import SandboxedPythonExecutor
 from lsp_agent.agent.code_mode.messages import code_step_messages, text_message
 from lsp_agent.agent.code_mode.prompts import code_model_templates, code_system_prompt
+from lsp_agent.agent.code_mode.stale_code import stale_code
 from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.observations import summarize_observation
 from lsp_agent.agent.planning import PlanReplyLimitMixin
 from lsp_agent.agent.steps import StepMonitor, job_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
+from lsp_agent.models.robust import RobustModel
 from sandbox.code import CodeSession
 from tools.base import ToolContext
 
@@ -52,8 +54,11 @@ class LspCodeAgent(PlanReplyLimitMixin, CodeAgent):  # type: ignore[misc]
     """CodeAgent with our prompt, compact history (no second copy of each step's code),
     step notes and short plans."""
 
-    def __init__(self, *, tool_context: ToolContext, **kwargs: Any) -> None:
+    def __init__(
+        self, *, tool_context: ToolContext, written: WrittenDefinitions, **kwargs: Any
+    ) -> None:
         self.tool_context = tool_context
+        self.written = written
         self.step_calls: dict[int, list[str]] = {}  # step number -> tools its code called
         super().__init__(**kwargs)
 
@@ -74,7 +79,15 @@ class LspCodeAgent(PlanReplyLimitMixin, CodeAgent):  # type: ignore[misc]
         notes = job_notes(self.tool_context, self.step_number, self.max_steps)
         if notes and not summary_mode:
             messages.append(text_message(MessageRole.USER, notes))
+        if isinstance(self.model, RobustModel):  # set for each step (a shared model)
+            self.model.stale_reply = self.stale_reply
         return messages
+
+    def stale_reply(self, reply: ChatMessage) -> str | None:
+        """Why `reply` only repeats what this job tried (`stale_code`), or None."""
+        steps = [s for s in self.memory.steps if isinstance(s, ActionStep) and s.code_action]
+        previous = steps[-1].code_action if steps else None
+        return stale_code(reply, self.code_block_tags, previous, self.tools, self.written)
 
     def step_messages(self, step: ActionStep) -> list[ChatMessage]:
         return code_step_messages(step, self.step_calls.get(step.step_number, []))
@@ -133,6 +146,7 @@ class CodeMode:
     def __init__(self, session: CodeSession) -> None:
         self.session = session
         self.executor: SandboxedPythonExecutor | None = None
+        self.written: WrittenDefinitions | None = None
 
     def templates(self, system_prompt: str | None) -> dict[str, Any]:
         return code_model_templates()
@@ -143,12 +157,13 @@ class CodeMode:
     def monitor(self, run: Any, budget: ContextBudget) -> StepMonitor:
         context = run.context
         self.session.cancel = run.cancel
+        self.written = WrittenDefinitions(context)
         self.executor = SandboxedPythonExecutor(
             self.session,
             max_chars=context.limits.max_output_chars,
             max_lines=context.limits.max_output_lines,
             stop_reason=lambda: _stop_reason(context, run.cancel),
-            after_step=WrittenDefinitions(context),
+            after_step=self.written,
         )
         return CodeStepMonitor(
             context, budget, run.progress, run.cancel, run.max_steps, executor=self.executor
@@ -158,8 +173,10 @@ class CodeMode:
         shape = getattr(run.model, "shape_text_replies", None)  # a RobustModel
         if callable(shape):
             shape(REPLY_START, CODE_BLOCK_TAGS[0] + "\n")
+        assert self.written is not None, "the builder asks for the monitor first"
         return LspCodeAgent(
             tool_context=run.context,
+            written=self.written,
             executor=self.executor,
             code_block_tags=CODE_BLOCK_TAGS,
             **common,

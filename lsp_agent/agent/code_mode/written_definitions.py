@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
@@ -119,6 +120,16 @@ def _import_line(tree: ast.Module) -> int:
     return (first.end_lineno or 0) if docstring else 0
 
 
+@dataclass(frozen=True)
+class _Written:
+    """A task file a step's code writes definitions of: which, and the text it would have."""
+
+    path: str
+    listed: str  # the definitions' names, "a, b"
+    original: str
+    merged: str
+
+
 class WrittenDefinitions:
     """Turns a code step's definitions of a task file's code into a proposal (module doc)."""
 
@@ -141,25 +152,14 @@ class WrittenDefinitions:
         was proposed)."""
         if any(name.startswith("propose") for name in calls):
             return "", []
-        taken: set[str] = set()
         notes: list[str] = []
         proposed = 0
-        for path in self.candidates():
-            try:
-                original = self.context.workspace.read_text(path)
-            except (OSError, NotTextError, ValueError):
-                continue
-            found = _merge(original, code)
-            names = set() if found is None else found[1] - taken
-            if found is None or not names:
-                continue
-            merged = found[0]
-            taken |= names
-            listed = ", ".join(sorted(names))
-            if merged == original:
+        for written in self._written(code):
+            path, listed, merged = written.path, written.listed, written.merged
+            if merged == written.original:
                 notes.append(self._unchanged(path, listed) + self._again(path, merged))
                 continue
-            same = self._proposed_as(path, merged)
+            same = self.context.patches.proposing(path, merged)
             if same is not None:
                 notes.append(self._proposed_before(same, path, listed) + self._again(path, merged))
                 continue
@@ -171,6 +171,39 @@ class WrittenDefinitions:
             )
         return "\n".join(notes), [self.proposer.name] * proposed
 
+    def adds_nothing(self, code: str) -> str | None:
+        """Why `code`, run, would propose nothing new: every task file whose definitions it
+        writes would read as it does now or as a proposed patch makes it (None when it
+        writes none, or changes one)."""
+        reasons: list[str] = []
+        for written in self._written(code):
+            if written.merged == written.original:
+                reasons.append(f"it writes {written.listed} exactly as {written.path} has it")
+                continue
+            same = self.context.patches.proposing(written.path, written.merged)
+            if same is None:
+                return None
+            reasons.append(f"it writes {written.listed} of {written.path} as {same.id} does")
+        return "; ".join(reasons) or None
+
+    def _written(self, code: str) -> list[_Written]:
+        """The task files whose top-level definitions `code` writes, each once, with the
+        text it would give them."""
+        taken: set[str] = set()
+        found: list[_Written] = []
+        for path in self.candidates():
+            try:
+                original = self.context.workspace.read_text(path)
+            except (OSError, NotTextError, ValueError):
+                continue
+            merge = _merge(original, code)
+            names = set() if merge is None else merge[1] - taken
+            if merge is None or not names:
+                continue
+            taken |= names
+            found.append(_Written(path, ", ".join(sorted(names)), original, merge[0]))
+        return found
+
     def _again(self, path: str, text: str) -> str:
         """The same code written again counts for loop detection as a call would: a model
         that writes it over and over is warned, then stopped (paasio: the same classes for
@@ -179,14 +212,6 @@ class WrittenDefinitions:
         if signal is None:
             return ""
         return f"\n\n[{'stop' if signal.stop else 'warning'}] {signal.hint}"
-
-    def _proposed_as(self, path: str, text: str) -> StoredPatch | None:
-        """The proposed patch that makes `path` read `text` already, if there is one."""
-        for patch in reversed(self.context.patches.all()):
-            after = {f.path: f.after for f in patch.result.files}
-            if patch.status == "proposed" and after.get(path) == text:
-                return patch
-        return None
 
     @staticmethod
     def _proposed_before(patch: StoredPatch, path: str, listed: str) -> str:

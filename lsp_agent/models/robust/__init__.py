@@ -45,6 +45,7 @@ from lsp_agent.models.robust.failures import (
     example_call,
     recovery_text,
 )
+from lsp_agent.models.robust.fresh import StaleCheck, fresh_reply
 from lsp_agent.models.tool_call_parsing import (
     ParsedCall,
     ParseFailure,
@@ -128,6 +129,9 @@ class RobustModel(Model):  # type: ignore[misc]
         self.events: list[ModelEvent] = []
         self.call_stats: list[dict[str, Any]] = []  # per request: `call_stats.reply_stats`
         self.generate_calls = 0
+        # The agent's check of a reply that only repeats what its job tried (`fresh`), set
+        # before each of its steps: such a reply is decoded again, hotter.
+        self.stale_reply: StaleCheck | None = None
         self.input_tokens = 0
         self.output_tokens = 0
         self.first_call_unreachable = False
@@ -166,6 +170,32 @@ class RobustModel(Model):  # type: ignore[misc]
         stop_sequences: list[str] | None = None,
         response_format: dict[str, str] | None = None,
         tools_to_call_from: list[Tool] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        def once(**extra: Any) -> ChatMessage:
+            return self._generate_once(
+                messages, stop_sequences, response_format, tools_to_call_from, **{**kwargs, **extra}
+            )
+
+        reply = once()
+        stale = self.stale_reply
+        varies = getattr(self.inner, "varies_with_temperature", True)  # not a replay
+        if stale is None or not varies or isinstance(reply, UnusableReply):
+            return reply
+        return fresh_reply(
+            reply,
+            lambda temperature: once(temperature=temperature),
+            stale,
+            lambda why: self._record("decoded again", why),
+            usable=lambda fresh: not isinstance(fresh, UnusableReply),
+        )
+
+    def _generate_once(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None,
+        response_format: dict[str, str] | None,
+        tools_to_call_from: list[Tool] | None,
         **kwargs: Any,
     ) -> ChatMessage:
         self.generate_calls += 1

@@ -81,10 +81,21 @@ class ScriptedModel(Model):  # type: ignore[misc]
     connection raises `ConnectionError`. Once the script is used up every reply is a
     `final_answer` saying so: the model never raises for lack of turns. A call without tools
     (smolagents' closing summary after max steps) also takes the next turn, as plain text.
+
+    A script is a replay: its next turn does not depend on the temperature asked for, so a
+    stale reply is not decoded again (`models.robust.fresh`) unless `varies_with_temperature`
+    says the script stands for those decodes too.
     """
 
-    def __init__(self, turns: Iterable[Any] = (), *, model_id: str = "scripted") -> None:
+    def __init__(
+        self,
+        turns: Iterable[Any] = (),
+        *,
+        model_id: str = "scripted",
+        varies_with_temperature: bool = False,
+    ) -> None:
         super().__init__(model_id=model_id)
+        self.varies_with_temperature = varies_with_temperature
         self._turns: deque[ScriptTurn] = deque(parse_script(turns))
         self._lock = threading.Lock()
         self.calls: list[RecordedModelCall] = []

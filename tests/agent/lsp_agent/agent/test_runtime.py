@@ -329,3 +329,24 @@ def test_a_question_or_a_proposed_fix_is_answered_at_once(tmp_repo: Path) -> Non
     script = fix_script("pkg/calc.py", "a + b", "b + a", "Swapped the operands.")
     result, _, _ = run_scripted(tmp_repo, script, SETTINGS, "Fix add().", cancel=Event())
     assert result.status == "answered" and result.answer == "Swapped the operands."
+
+
+def test_a_call_that_repeats_the_last_one_is_decoded_again_and_the_fresh_one_runs(
+    tmp_repo: Path,
+) -> None:
+    from lsp_agent.agent.runtime import run_job
+    from tests.jobs import disk_job
+
+    read = {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}}
+    fix = fix_script("pkg/calc.py", "return a + b", "return b + a", "Swapped the operands.")
+    # the model reads calc.py, then would read it again: asked once more, hotter, it fixes it
+    model = ScriptedModel([read, read, *fix[1:]], varies_with_temperature=True)
+    events: list = []
+    result = run_job(
+        disk_job("find the bug", tmp_repo, SETTINGS, progress=events.append, model=model)
+    )
+    assert result.status == "answered", result
+    assert result.tools_used == ["read_file", "propose_patch", "apply_patch", "final_answer"]
+    temperatures = [call.kwargs.get("temperature") for call in model.calls]
+    assert temperatures == [None, None, 0.7, None, None], temperatures
+    assert (tmp_repo / "pkg" / "calc.py").read_text() == "def add(a, b):\n    return b + a\n"

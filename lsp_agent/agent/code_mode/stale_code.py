@@ -1,0 +1,53 @@
+"""Which code steps only repeat what the job tried: code mode's stale-reply check.
+
+A stale reply is decoded again, hotter, before it runs (`models.robust.fresh` says why). A
+code step is stale when it cannot show the model anything new: the same code as the step
+before, or code that calls no tool and writes task files' definitions as they are or as a
+proposed patch writes them (`WrittenDefinitions.adds_nothing`). Code that gives a final
+answer is never stale: the final-answer checks judge it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection
+
+from smolagents.models import ChatMessage
+from smolagents.utils import parse_code_blobs
+
+from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
+from lsp_agent.models.robust import content_text
+
+FINAL_ANSWER = "final_answer"
+
+
+def stale_code(
+    reply: ChatMessage,
+    tags: tuple[str, str],
+    previous: str | None,
+    tools: Collection[str],
+    written: WrittenDefinitions,
+) -> str | None:
+    """Why a code step's reply only repeats what the job tried, or None: `previous` is the
+    last step's code, `tools` the names the code may call."""
+    text = content_text(reply.content)
+    if text and not text.strip().endswith(tags[1]):
+        text += tags[1]  # as the agent closes a block cut at its stop sequence
+    try:
+        code = parse_code_blobs(text, tags)
+        tree = ast.parse(code)
+    except (ValueError, SyntaxError):
+        return None
+    called = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    if FINAL_ANSWER in called:
+        return None
+    if previous is not None and code.strip() == previous.strip():
+        return "the reply's code is the last step's code"
+    if called & set(tools):
+        return None
+    why = written.adds_nothing(code)
+    return None if why is None else f"the reply's code proposes nothing new: {why}"

@@ -1,0 +1,50 @@
+"""A reply that only repeats what the job already tried is decoded again, hotter.
+
+A small model decoding at a low temperature that failed once tends to give the same reply
+again: told that 9 tests still fail, Qwen2.5-Coder-1.5B wrote the same `score()` three times
+(scrabble-score), the same `sublist()` with one failing test three times, and the loop
+guard stopped both runs. Running such a reply costs a step and teaches nothing; what the
+model would say with more freedom is what the job needs. So before a reply reaches the
+agent, the agent's own check (`RobustModel.stale_reply`, set by the agent for each step) may
+call it stale: "it writes score() as p2 already proposes it". Then the same request is
+decoded again at `RETRY_TEMPERATURES`, one after the other, until a reply is not stale; the
+last one is kept either way, and the loop guard still sees what it runs. Like Whisper's
+temperature fallback, a greedy decode that repeats itself gets more randomness, not a
+different prompt: the cache of the prompt is reused and nothing is added to the history.
+A model whose `varies_with_temperature` is false (a scripted replay) is asked once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from smolagents.models import ChatMessage
+
+# The temperatures of the second and third decode of a stale reply.
+RETRY_TEMPERATURES = (0.7, 1.0)
+
+# Why a reply only repeats what the job tried ("it repeats the last call"), or None.
+StaleCheck = Callable[[ChatMessage], str | None]
+
+
+def fresh_reply(
+    first: ChatMessage,
+    again: Callable[[float], ChatMessage],
+    stale: StaleCheck,
+    note: Callable[[str], None],
+    usable: Callable[[ChatMessage], bool] = lambda reply: True,
+) -> ChatMessage:
+    """`first`, or the first reply `again(temperature)` gives that `stale` does not refuse
+    (the last usable one when each is stale: a stale call is worth more than none); `note`
+    hears each decode again and why."""
+    reply = first
+    for temperature in RETRY_TEMPERATURES:
+        why = stale(reply)
+        if why is None:
+            return reply
+        note(f"{why}; decoded again at temperature {temperature}")
+        fresh = again(temperature)
+        if not usable(fresh):
+            return reply
+        reply = fresh
+    return reply

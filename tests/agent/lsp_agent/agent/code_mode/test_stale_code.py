@@ -1,0 +1,57 @@
+"""Code mode's stale replies: the last step's code again, or definitions that add nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from smolagents.models import ChatMessage, MessageRole
+
+from lsp_agent.agent.code_mode.agent import CODE_BLOCK_TAGS
+from lsp_agent.agent.code_mode.stale_code import stale_code
+from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
+from tests.tool_context import tool_context
+from tools.workspace import DiskWorkspace
+
+STUB = "def score(word):\n    pass\n"
+WRONG = "def score(word):\n    return len(word)\n"
+TOOLS = ("read_file", "run_tests", "apply_patch", "final_answer")
+
+
+def _reply(code: str, closed: bool = True) -> ChatMessage:
+    text = f"Thought: I write it.\n```python\n{code}" + ("\n```\n" if closed else "")
+    return ChatMessage(role=MessageRole.ASSISTANT, content=text)
+
+
+def _written(tmp_path: Path) -> WrittenDefinitions:
+    (tmp_path / "scrabble.py").write_text(STUB, encoding="utf-8")
+    context = tool_context(DiskWorkspace(tmp_path))
+    context.task_files = ("scrabble.py",)
+    return WrittenDefinitions(context)
+
+
+def test_the_last_step_s_code_again_is_stale(tmp_path: Path) -> None:
+    written = _written(tmp_path)
+    code = 'print(read_file(path="scrabble.py"))'
+    assert stale_code(_reply(code), CODE_BLOCK_TAGS, None, TOOLS, written) is None
+    assert stale_code(_reply(code, closed=False), CODE_BLOCK_TAGS, code, TOOLS, written) == (
+        "the reply's code is the last step's code"
+    )
+    answer = 'final_answer("done")'
+    assert stale_code(_reply(answer), CODE_BLOCK_TAGS, answer, TOOLS, written) is None
+
+
+def test_definitions_as_the_file_or_a_proposed_patch_has_them_are_stale(tmp_path: Path) -> None:
+    written = _written(tmp_path)
+    assert stale_code(_reply(STUB), CODE_BLOCK_TAGS, None, TOOLS, written) == (
+        "the reply's code proposes nothing new: it writes score exactly as scrabble.py has it"
+    )
+    assert stale_code(_reply(WRONG), CODE_BLOCK_TAGS, None, TOOLS, written) is None
+    written(WRONG, [])  # run: proposed as p1
+    assert stale_code(_reply(WRONG), CODE_BLOCK_TAGS, None, TOOLS, written) == (
+        "the reply's code proposes nothing new: it writes score of scrabble.py as p1 does"
+    )
+    applying = WRONG + 'print(apply_patch(patch_id="p1"))\n'  # it calls a tool: it acts
+    assert stale_code(_reply(applying), CODE_BLOCK_TAGS, None, TOOLS, written) is None
+    fixed = "def score(word):\n    return sum(1 for _ in word.upper())\n"
+    assert stale_code(_reply(fixed), CODE_BLOCK_TAGS, None, TOOLS, written) is None
+    assert stale_code(_reply("def score(:"), CODE_BLOCK_TAGS, None, TOOLS, written) is None

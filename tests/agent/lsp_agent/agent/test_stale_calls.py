@@ -1,0 +1,63 @@
+"""Tool-calling mode's stale replies: the call just made, or a file written as it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from smolagents.models import (
+    ChatMessage,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    MessageRole,
+)
+
+from lsp_agent.agent.stale_calls import stale_call
+from tests.tool_context import tool_context
+from tools.base import ToolContext
+from tools.instrumented import InstrumentedTool
+from tools.patch_tools import ProposeFile
+from tools.workspace import DiskWorkspace
+
+
+def _reply(name: str, **arguments: Any) -> ChatMessage:
+    call = ChatMessageToolCall(
+        id="call_1",
+        type="function",
+        function=ChatMessageToolCallFunction(name=name, arguments=arguments),
+    )
+    return ChatMessage(role=MessageRole.ASSISTANT, content=None, tool_calls=[call])
+
+
+def _context(tmp_path: Path) -> ToolContext:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    return tool_context(DiskWorkspace(tmp_path))
+
+
+def test_the_call_just_made_is_stale_another_is_not(tmp_path: Path) -> None:
+    context = _context(tmp_path)
+    assert stale_call(context, _reply("read_file", path="calc.py")) is None  # nothing yet
+    context.state.record("read_file", {"path": "calc.py"}, "…")
+    assert stale_call(context, _reply("read_file", path="calc.py")) == (
+        "the reply repeats the last call, read_file, with the same arguments"
+    )
+    assert stale_call(context, _reply("read_file", path="calc.py", start_line=2)) is None
+    assert stale_call(context, _reply("run_tests")) is None
+    context.state.record("final_answer", {"answer": "done"}, "done")
+    assert stale_call(context, _reply("final_answer", answer="done")) is None  # never stale
+
+
+def test_a_file_written_as_it_is_or_as_a_patch_proposes_it_is_stale(tmp_path: Path) -> None:
+    context = _context(tmp_path)
+    same = "def add(a, b):\n    return a - b"  # the missing last newline is the file's
+    assert stale_call(context, _reply("propose_file", path="calc.py", content=same)) == (
+        "the reply writes calc.py as it is"
+    )
+    fixed = "def add(a, b):\n    return a + b\n"
+    assert stale_call(context, _reply("propose_file", path="calc.py", content=fixed)) is None
+    InstrumentedTool(ProposeFile(context), context).call({"path": "calc.py", "content": fixed})
+    context.state.record("read_file", {"path": "calc.py"}, "…")  # not the last call now
+    assert stale_call(context, _reply("propose_file", path="calc.py", content=fixed)) == (
+        "the reply writes calc.py as p1 does"
+    )
+    assert stale_call(context, _reply("propose_file", path="new.py", content=fixed)) is None

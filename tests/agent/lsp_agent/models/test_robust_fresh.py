@@ -1,0 +1,82 @@
+"""A reply the agent calls stale is decoded again, hotter (`models.robust.fresh`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smolagents.default_tools import FinalAnswerTool
+from smolagents.models import ChatMessage, MessageRole
+
+from lsp_agent.models.robust import RobustModel
+from lsp_agent.models.robust.fresh import RETRY_TEMPERATURES
+from lsp_agent.models.scripted import ScriptedModel
+from lsp_agent.testing import SpyTool
+
+USER = [ChatMessage(role=MessageRole.USER, content="fix it")]
+READ_A = {"tool": "read_file", "arguments": {"path": "a.py"}}
+READ_B = {"tool": "read_file", "arguments": {"path": "b.py"}}
+
+
+def _tools() -> list[Any]:
+    return [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
+
+
+def _reads_a(reply: ChatMessage) -> str | None:
+    calls = reply.tool_calls or []
+    if calls and calls[0].function.arguments == {"path": "a.py"}:
+        return "it reads a.py again"
+    return None
+
+
+def _model(*turns: Any) -> tuple[RobustModel, ScriptedModel]:
+    inner = ScriptedModel(list(turns), varies_with_temperature=True)
+    model = RobustModel(inner)
+    model.stale_reply = _reads_a
+    return model, inner
+
+
+def _path(reply: ChatMessage) -> Any:
+    assert reply.tool_calls
+    return reply.tool_calls[0].function.arguments["path"]
+
+
+def test_a_stale_reply_is_decoded_again_at_a_higher_temperature() -> None:
+    model, inner = _model(READ_A, READ_B)
+    reply = model.generate(USER, tools_to_call_from=_tools(), temperature=0.1)
+    assert _path(reply) == "b.py"
+    assert [call.kwargs.get("temperature") for call in inner.calls] == [0.1, 0.7]
+    assert [(e.kind, e.detail) for e in model.events] == [
+        ("decoded again", "it reads a.py again; decoded again at temperature 0.7")
+    ]
+    assert model.generate_calls == 2  # each decode is a model call, its tokens counted
+
+
+def test_when_every_decode_is_stale_the_last_one_is_kept() -> None:
+    model, inner = _model(READ_A, READ_A, READ_A, READ_B)
+    reply = model.generate(USER, tools_to_call_from=_tools())
+    assert _path(reply) == "a.py"  # the loop guard judges it when it runs
+    assert [c.kwargs.get("temperature") for c in inner.calls] == [None, *RETRY_TEMPERATURES]
+    assert len(inner.calls) == 1 + len(RETRY_TEMPERATURES)
+
+
+def test_an_unusable_decode_does_not_replace_a_stale_call() -> None:
+    model, inner = _model(READ_A, {"text": "I am not sure."})
+    reply = model.generate(USER, tools_to_call_from=_tools())
+    assert _path(reply) == "a.py"
+    assert len(inner.calls) == 2
+
+
+def test_fresh_replies_and_replies_without_a_check_are_decoded_once() -> None:
+    model, inner = _model(READ_B, READ_A)
+    assert _path(model.generate(USER, tools_to_call_from=_tools())) == "b.py"
+    model.stale_reply = None
+    assert _path(model.generate(USER, tools_to_call_from=_tools())) == "a.py"
+    assert len(inner.calls) == 2 and model.events == []
+
+
+def test_a_replay_is_asked_once() -> None:
+    inner = ScriptedModel([READ_A, READ_B])  # a script's next turn is not a new decode
+    model = RobustModel(inner)
+    model.stale_reply = _reads_a
+    assert _path(model.generate(USER, tools_to_call_from=_tools())) == "a.py"
+    assert len(inner.calls) == 1

@@ -293,6 +293,8 @@ class _Bench:
                 "error": result.error[:1000],
                 "patches": result.patches,
                 "tools": result.tools_used,
+                # replies decoded again because they only repeated what the job tried
+                "decoded_again": sum(1 for s in result.model_stats if "temperature" in s),
                 "test_output": verdict.output[-1500:],
             },
         )

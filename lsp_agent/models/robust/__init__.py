@@ -182,9 +182,17 @@ class RobustModel(Model):  # type: ignore[misc]
         varies = getattr(self.inner, "varies_with_temperature", True)  # not a replay
         if stale is None or not varies or isinstance(reply, UnusableReply):
             return reply
+
+        def again(temperature: float) -> ChatMessage:
+            counted = len(self.call_stats)
+            fresh = once(temperature=temperature)
+            if len(self.call_stats) > counted:  # its figures say it was a decode again
+                self.call_stats[-1]["temperature"] = temperature
+            return fresh
+
         return fresh_reply(
             reply,
-            lambda temperature: once(temperature=temperature),
+            again,
             stale,
             lambda why: self._record("decoded again", why),
             usable=lambda fresh: not isinstance(fresh, UnusableReply),

@@ -49,6 +49,7 @@ def test_a_stale_reply_is_decoded_again_at_a_higher_temperature() -> None:
         ("decoded again", "it reads a.py again; decoded again at temperature 0.7")
     ]
     assert model.generate_calls == 2  # each decode is a model call, its tokens counted
+    assert [s.get("temperature") for s in model.call_stats] == [None, 0.7]
 
 
 def test_when_every_decode_is_stale_the_last_one_is_kept() -> None:

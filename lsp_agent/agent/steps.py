@@ -24,7 +24,7 @@ from lsp_agent.agent.prompts import step_notes
 from lsp_agent.models.messages import action_messages
 from safety.errors import propose_patch_call
 from tools.base import ToolContext
-from tools.patches import next_step
+from tools.patches import next_step, still_failing
 
 STEP_LIMIT_PROGRESS = "Step limit reached: the run ends here, with a summary of what was done."
 PLACEHOLDER_ANSWERS = {"", "final_answer", "answer", "...", "<your answer>", "none", "null"}
@@ -95,27 +95,55 @@ def asks_for_change(task: str) -> bool:
 
 
 def change_before_answer(context: ToolContext, task: str) -> Callable[..., bool]:
-    """A final-answer check: a task that asks for a change, answered before any patch was
-    proposed, is refused once, with the call that proposes one; the next answer stands.
+    """A final-answer check for a task that asks for a change: an answer given while nothing
+    changed, or while the change leaves tests failing, is refused once for each reason, with
+    the call that goes on; the next answer stands.
 
     Told "total_stock() returns the wrong total. Fix it." with report.py in front of it,
     Qwen2.5-Coder-1.5B answered "The total stock is calculated by iterating over the items
-    list starting from the second element" and changed nothing (3 of 3 runs)."""
-    refused: list[bool] = []
+    list starting from the second element" and changed nothing (3 of 3 runs); asked to
+    implement grade_school.py, it proposed School and answered without applying it."""
+    refused: set[str] = set()
 
     def change_before_answer(final_answer: Any, memory: Any, agent: Any = None) -> bool:
-        if refused or context.patches.all() or not asks_for_change(task):
+        if not asks_for_change(task):
             return True
-        refused.append(True)
+        reason, why = _unfinished_change(context)
+        if not reason or reason in refused:
+            return True
+        refused.add(reason)
+        raise ValueError(why)
+
+    return change_before_answer
+
+
+def _unfinished_change(context: ToolContext) -> tuple[str, str]:
+    """Why the change a task asks for is not made yet (a kind, and the words with the call
+    that goes on), or ("", "")."""
+    patches = context.patches.all()
+    if not patches:
         files = context.task_files
         call = propose_patch_call(files[0] if files else "<file>")
-        raise ValueError(
+        return "no patch", (
             "the task asks for a change to the code, and no patch was proposed: nothing has "
             f"changed yet. Propose the change first: {call}, then apply_patch. If no change "
             "is needed, call final_answer again and say why."
         )
-
-    return change_before_answer
+    applied = [p for p in patches if p.status == "applied"]
+    latest = patches[-1]
+    if not applied and latest.status == "proposed":
+        return "not applied", (
+            f"{latest.id} is proposed, not applied: nothing has changed yet. "
+            f"{next_step(latest.id, latest.status, latest.check)} If no change is needed, "
+            "call final_answer again and say why."
+        )
+    still = still_failing(applied[-1].check) if applied and latest is applied[-1] else ""
+    if still:
+        return "still failing", (
+            f"{latest.id} is applied, and the change is not done: {still} Change the code "
+            "again so that they pass. If they cannot pass, call final_answer again and say why."
+        )
+    return "", ""
 
 
 def job_notes(context: ToolContext, step: int, max_steps: int) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from lsp_agent.agent.observations import is_error_observation, summarize_observation
-from lsp_agent.agent.steps import asks_for_change
+from lsp_agent.agent.steps import asks_for_change, change_before_answer
 
 ERROR = json.dumps({"error": "not_found", "message": "no file x.py", "tool": "read_file"})
 
@@ -53,3 +54,41 @@ def test_a_sentence_that_tells_the_agent_to_change_code_asks_for_change(task: st
 )
 def test_questions_do_not_ask_for_change(task: str) -> None:
     assert not asks_for_change(task)
+
+
+def test_an_answer_before_the_change_is_done_is_refused_once_for_each_reason(
+    tmp_path: Path,
+) -> None:
+    from sandbox.protocol import PatchCheck
+    from tests.tool_context import tool_context
+    from tools.patches import apply_whole_file
+    from tools.workspace import DiskWorkspace
+
+    (tmp_path / "school.py").write_text("class School:\n    pass\n", encoding="utf-8")
+    context = tool_context(DiskWorkspace(tmp_path))
+    context.task_files = ("school.py",)
+    check = change_before_answer(context, "Implement school.py so the tests pass.")
+    assert change_before_answer(context, "What does School do?")("It is empty.", None)
+    with pytest.raises(ValueError, match="no patch was proposed"):
+        check("Done.", None)
+    output = "____ SchoolTest.test_add ____\n\nE   AssertionError: [] != ['Aimee']\n"
+    failing = PatchCheck(True, True, output, 0.1, still_failing=("school_test.py::T::test_add",))
+    result = apply_whole_file("school.py", "class School:\n    x = 1\n", context.workspace, 200)
+    p1 = context.patches.add(result.diff, result, failing)
+    with pytest.raises(ValueError) as refused:
+        check("School is implemented.", None)
+    assert str(refused.value).startswith("p1 is proposed, not applied: nothing has changed yet.")
+    assert check("School is implemented.", None)  # said again, it stands
+    context.patches.set_status(p1.id, "applied")
+    with pytest.raises(ValueError) as refused:
+        check("School is implemented.", None)
+    assert str(refused.value).startswith(
+        "p1 is applied, and the change is not done: 1 tests still fail with the patch (first: "
+        "SchoolTest.test_add: AssertionError: [] != ['Aimee']"
+    ), refused.value
+    assert check("School is implemented.", None)
+    passing = PatchCheck(True, True, "1 passed", 0.1)
+    context.patches.add(result.diff, result, passing)
+    context.patches.set_status("p2", "applied")
+    fresh = change_before_answer(context, "Implement school.py so the tests pass.")
+    assert fresh("School is implemented.", None)  # the tests pass: the answer stands

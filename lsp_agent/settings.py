@@ -226,7 +226,8 @@ class Settings:
     model_constrained_calls: bool = _field(
         False,
         _boolean,
-        "Constrain each reply to one valid tool call with a JSON schema: Ollama `format`; "
+        "Constrain each reply to one valid tool call with a JSON schema (paths limited to the "
+        "workspace's files, patch ids to the run's): Ollama `format`; "
         "`response_format` `json_schema` for OpenAI-compatible servers that take it "
         "(llama.cpp `llama-server`, vLLM, LM Studio); servers that refuse it get `json_object` "
         "with the calls listed in the prompt, then none (llama-cpp-python: `json_object`, "

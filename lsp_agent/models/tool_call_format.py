@@ -11,10 +11,17 @@ back as JSON *content* and no `tool_calls`; `RobustModel` parses that content as
 The tools still reach the model's prompt through its template. Opt-in: plain native tool
 calling stays the default, as it keeps the model on the format it was trained on and lets
 it write prose.
+
+Like the embedded model's grammar, the schema takes the job's `argument_choices` where they
+are fixed lists (the workspace's files for path arguments, the run's patch ids), asked
+afresh for every request: through llama-server, Qwen2.5-Coder-1.5B read a wrong path again
+after the hint that named the right one (L7), which a schema with the files as an enum
+cannot write.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from smolagents.models import ChatMessage, Model
@@ -23,12 +30,13 @@ from smolagents.tools import Tool
 from lsp_agent.models.embedded.tool_grammar import tool_call_schema, tool_specs
 
 
-def tool_call_response_format(tools: list[Tool]) -> dict[str, Any]:
-    """An OpenAI-style `response_format` admitting one call of one of `tools`."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "tool_call", "schema": tool_call_schema(tool_specs(tools))},
-    }
+def tool_call_response_format(
+    tools: list[Tool], choices: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """An OpenAI-style `response_format` admitting one call of one of `tools`, its string
+    arguments limited to `choices` (`tool_grammar.tool_specs`)."""
+    schema = tool_call_schema(tool_specs(tools, choices=choices))
+    return {"type": "json_schema", "json_schema": {"name": "tool_call", "schema": schema}}
 
 
 class ToolCallFormat(Model):  # type: ignore[misc]
@@ -37,12 +45,15 @@ class ToolCallFormat(Model):  # type: ignore[misc]
     def __init__(self, inner: Model) -> None:
         super().__init__(model_id=getattr(inner, "model_id", None))
         self.inner = inner
+        # what arguments may name (`RobustModel.offer_argument_choices`), asked per request
+        self.argument_choices: Callable[[], Mapping[str, Any]] | None = None
 
     def generate(self, messages: list[ChatMessage | dict[str, Any]], **options: Any) -> ChatMessage:
         """`inner.generate` with the same options (smolagents passes them by keyword) and,
         when tools are offered and no format is asked, the tool-call schema as the format."""
         tools = options.get("tools_to_call_from")
         if tools and options.get("response_format") is None:
-            options["response_format"] = tool_call_response_format(tools)
+            choices = self.argument_choices() if self.argument_choices is not None else None
+            options["response_format"] = tool_call_response_format(tools, choices)
         reply: ChatMessage = self.inner.generate(messages, **options)
         return reply

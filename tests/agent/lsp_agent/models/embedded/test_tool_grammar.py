@@ -291,3 +291,33 @@ def test_openai_compatible_servers_get_the_schema_as_response_format() -> None:
         "read_file",
         {"path": "b.py"},
     )
+
+
+def test_the_schema_names_only_the_workspace_s_files_and_the_run_s_patches() -> None:
+    tools = [
+        SpyTool("read_file", {"path": "string"}),
+        SpyTool("apply_patch", {"patch_id": "string"}),
+        FinalAnswerTool(),
+    ]
+    turns = [
+        {"text": call("read_file", path="calc.py")},
+        {"text": call("final_answer", answer="x")},
+    ]
+    with ScriptedOpenAIServer(turns) as server:
+        settings = Settings(model_id="openai/qwen", model_api_base=server.openai_base)
+        model = RobustModel(build_model(settings.model_config(), constrained_calls=True))
+        patches: list[str] = []
+        model.offer_argument_choices(lambda: {"path": PATHS, "patch_id": list(patches)})
+        user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
+        model.generate([user], tools_to_call_from=tools)
+        patches.append("p1")  # asked afresh for every request
+        model.generate([user], tools_to_call_from=tools)
+        first, second = (
+            body["response_format"]["json_schema"]["schema"] for body in server.chat_requests
+        )
+    names = [c["properties"]["name"]["enum"] for c in first["oneOf"]]
+    assert names == [["read_file"], ["final_answer"]]  # no patch yet: apply_patch is left out
+    read = first["oneOf"][0]["properties"]["arguments"]["properties"]["path"]
+    assert read["enum"] == PATHS
+    apply = second["oneOf"][1]["properties"]["arguments"]["properties"]["patch_id"]
+    assert apply["enum"] == ["p1"]

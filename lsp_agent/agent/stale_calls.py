@@ -4,8 +4,9 @@ A stale reply is decoded again, hotter, before it runs (`models.robust.fresh` sa
 mode's check is `code_mode.stale_code`). A call is stale when it cannot show the model
 anything new: the same call, with the same arguments, as the one just made (what it returns
 is in the history already: the same file, the same failing tests), or a `propose_file` whose
-text the file has now or a proposed patch gives it. A final answer is never stale: the
-final-answer checks judge it.
+text the file has now or a proposed patch gives it, while tests fail with that text (a
+version whose tests pass is not stale: its reply says to apply it, or to answer). A final
+answer is never stale: the final-answer checks judge it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from smolagents.models import ChatMessage
 
 from tools.base import ToolContext
+from tools.patches import leaves_failures
 from tools.workspace import NotTextError
 
 FINAL_ANSWER = "final_answer"
@@ -44,7 +46,13 @@ def _written_already(context: ToolContext, path: Any, content: Any) -> str | Non
         return None
     if now.endswith("\n") and not content.endswith("\n"):
         content += "\n"  # as propose_file reads it
+    patches = context.patches
     if content == now:
+        applied = patches.applied_to(path)
+        if applied is not None and not leaves_failures(applied.check):
+            return None  # its tests pass: what is next is said in the reply
         return f"the reply writes {path} as it is"
-    patch = context.patches.proposing(path, content)
-    return None if patch is None else f"the reply writes {path} as {patch.id} does"
+    patch = patches.proposing(path, content)
+    if patch is None or not leaves_failures(patch.check):
+        return None
+    return f"the reply writes {path} as {patch.id} does"

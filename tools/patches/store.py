@@ -163,6 +163,13 @@ class PatchStore:
         with self._lock:
             return list(self._patches.values())
 
+    def applied_to(self, path: str) -> StoredPatch | None:
+        """The latest applied patch that changed `path`, if there is one."""
+        for patch in reversed(self.all()):
+            if patch.status == "applied" and path in patch.files:
+                return patch
+        return None
+
     def proposing(self, path: str, text: str) -> StoredPatch | None:
         """The latest patch still proposed (not applied, not rejected) after which `path`
         reads `text`, if there is one."""
@@ -245,6 +252,11 @@ def not_a_fix(patch_id: str, check: object | None) -> str:
             "test calls and propose a different change there."
         )
     return ""
+
+
+def leaves_failures(check: object | None) -> bool:
+    """Whether a patch's check says tests fail with it (still, or newly broken)."""
+    return bool(getattr(check, "still_failing", ()) or getattr(check, "broken", ()))
 
 
 def still_failing(check: object | None) -> str:

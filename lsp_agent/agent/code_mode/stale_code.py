@@ -3,7 +3,8 @@
 A stale reply is decoded again, hotter, before it runs (`models.robust.fresh` says why). A
 code step is stale when it cannot show the model anything new: the same code as the step
 before, or code that calls no tool and writes task files' definitions as they are or as a
-proposed patch writes them (`WrittenDefinitions.adds_nothing`). Code that gives a final
+proposed patch writes them, while tests fail with that version
+(`WrittenDefinitions.adds_nothing`). Code that gives a final
 answer is never stale: the final-answer checks judge it.
 """
 
@@ -45,9 +46,9 @@ def stale_code(
     }
     if FINAL_ANSWER in called:
         return None
+    if not called & set(tools) and written.writes_any(code):  # judged by what it proposes
+        why = written.adds_nothing(code)
+        return None if why is None else f"the reply's code proposes nothing new: {why}"
     if previous is not None and code.strip() == previous.strip():
         return "the reply's code is the last step's code"
-    if called & set(tools):
-        return None
-    why = written.adds_nothing(code)
-    return None if why is None else f"the reply's code proposes nothing new: {why}"
+    return None

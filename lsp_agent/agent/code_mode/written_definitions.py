@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposeFile
-from tools.patches import StoredPatch, next_step, still_failing
+from tools.patches import StoredPatch, leaves_failures, next_step, still_failing
 from tools.test_failures import is_test_support
 from tools.workspace import NotTextError
 
@@ -171,19 +171,30 @@ class WrittenDefinitions:
             )
         return "\n".join(notes), [self.proposer.name] * proposed
 
+    def writes_any(self, code: str) -> bool:
+        """Whether `code` writes a definition of a task file (then it is proposed)."""
+        return bool(self._written(code))
+
     def adds_nothing(self, code: str) -> str | None:
-        """Why `code`, run, would propose nothing new: every task file whose definitions it
-        writes would read as it does now or as a proposed patch makes it (None when it
-        writes none, or changes one)."""
+        """Why `code`, run, would only repeat a failure: every task file whose definitions it
+        writes would read as it does now (the stub, or a patch that left tests failing) or
+        as a proposed patch that leaves tests failing does (None when it writes none, or
+        changes one, or repeats a version whose tests pass: then the next step is to apply
+        it or to answer)."""
+        patches = self.context.patches
         reasons: list[str] = []
         for written in self._written(code):
+            path, listed = written.path, written.listed
             if written.merged == written.original:
-                reasons.append(f"it writes {written.listed} exactly as {written.path} has it")
+                applied = patches.applied_to(path)
+                if applied is not None and not leaves_failures(applied.check):
+                    return None
+                reasons.append(f"it writes {listed} exactly as {path} has it")
                 continue
-            same = self.context.patches.proposing(written.path, written.merged)
-            if same is None:
+            same = patches.proposing(path, written.merged)
+            if same is None or not leaves_failures(same.check):
                 return None
-            reasons.append(f"it writes {written.listed} of {written.path} as {same.id} does")
+            reasons.append(f"it writes {listed} of {path} as {same.id} does")
         return "; ".join(reasons) or None
 
     def _written(self, code: str) -> list[_Written]:
@@ -233,11 +244,9 @@ class WrittenDefinitions:
     def _unchanged(self, path: str, listed: str) -> str:
         """Said of a block that writes the file's code as it is: after applying its say(),
         Qwen2.5-Coder-1.5B wrote the same say() for 17 steps, each printing nothing."""
-        applied = [
-            p for p in self.context.patches.all() if p.status == "applied" and path in p.files
-        ]
+        applied = self.context.patches.applied_to(path)
         text = f"Your code writes {listed} exactly as {path} has it now: nothing to propose."
-        still = still_failing(applied[-1].check) if applied else ""
+        still = still_failing(applied.check) if applied is not None else ""
         return f"{text} {still} Change {listed} so that they pass." if still else text
 
 

@@ -15,8 +15,6 @@ from smolagents.models import (
 from lsp_agent.agent.stale_calls import stale_call
 from tests.tool_context import tool_context
 from tools.base import ToolContext
-from tools.instrumented import InstrumentedTool
-from tools.patch_tools import ProposeFile
 from tools.workspace import DiskWorkspace
 
 
@@ -47,17 +45,31 @@ def test_the_call_just_made_is_stale_another_is_not(tmp_path: Path) -> None:
     assert stale_call(context, _reply("final_answer", answer="done")) is None  # never stale
 
 
-def test_a_file_written_as_it_is_or_as_a_patch_proposes_it_is_stale(tmp_path: Path) -> None:
+def test_a_file_written_as_it_is_or_as_a_failing_patch_has_it_is_stale(tmp_path: Path) -> None:
     context = _context(tmp_path)
     same = "def add(a, b):\n    return a - b"  # the missing last newline is the file's
     assert stale_call(context, _reply("propose_file", path="calc.py", content=same)) == (
         "the reply writes calc.py as it is"
     )
-    fixed = "def add(a, b):\n    return a + b\n"
-    assert stale_call(context, _reply("propose_file", path="calc.py", content=fixed)) is None
-    InstrumentedTool(ProposeFile(context), context).call({"path": "calc.py", "content": fixed})
-    context.state.record("read_file", {"path": "calc.py"}, "…")  # not the last call now
-    assert stale_call(context, _reply("propose_file", path="calc.py", content=fixed)) == (
+    wrong = "def add(a, b):\n    return a * b\n"
+    assert stale_call(context, _reply("propose_file", path="calc.py", content=wrong)) is None
+    _propose(context, wrong, ("test_calc.py::test_add",))
+    assert stale_call(context, _reply("propose_file", path="calc.py", content=wrong)) == (
         "the reply writes calc.py as p1 does"
     )
-    assert stale_call(context, _reply("propose_file", path="new.py", content=fixed)) is None
+    right = "def add(a, b):\n    return a + b\n"
+    _propose(context, right, ())  # its tests pass: writing it again is not stale
+    assert stale_call(context, _reply("propose_file", path="calc.py", content=right)) is None
+    assert stale_call(context, _reply("propose_file", path="new.py", content=right)) is None
+    context.patches.set_status("p2", "applied")
+    (tmp_path / "calc.py").write_text(right, encoding="utf-8")
+    assert stale_call(context, _reply("propose_file", path="calc.py", content=right)) is None
+
+
+def _propose(context: ToolContext, text: str, failing: tuple[str, ...]) -> None:
+    from sandbox.protocol import PatchCheck
+    from tools.patches import apply_whole_file
+
+    result = apply_whole_file("calc.py", text, context.workspace, 200)
+    check = PatchCheck(True, True, "", 0.1, still_failing=failing)
+    context.patches.add(result.diff, result, check)

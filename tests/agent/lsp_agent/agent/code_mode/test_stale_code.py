@@ -40,18 +40,32 @@ def test_the_last_step_s_code_again_is_stale(tmp_path: Path) -> None:
     assert stale_code(_reply(answer), CODE_BLOCK_TAGS, answer, TOOLS, written) is None
 
 
-def test_definitions_as_the_file_or_a_proposed_patch_has_them_are_stale(tmp_path: Path) -> None:
+def test_definitions_as_the_file_or_a_failing_patch_has_them_are_stale(tmp_path: Path) -> None:
     written = _written(tmp_path)
     assert stale_code(_reply(STUB), CODE_BLOCK_TAGS, None, TOOLS, written) == (
         "the reply's code proposes nothing new: it writes score exactly as scrabble.py has it"
     )
     assert stale_code(_reply(WRONG), CODE_BLOCK_TAGS, None, TOOLS, written) is None
-    written(WRONG, [])  # run: proposed as p1
+    _propose(written, WRONG, ("scrabble_test.py::T::test_word",))
     assert stale_code(_reply(WRONG), CODE_BLOCK_TAGS, None, TOOLS, written) == (
         "the reply's code proposes nothing new: it writes score of scrabble.py as p1 does"
     )
     applying = WRONG + 'print(apply_patch(patch_id="p1"))\n'  # it calls a tool: it acts
     assert stale_code(_reply(applying), CODE_BLOCK_TAGS, None, TOOLS, written) is None
-    fixed = "def score(word):\n    return sum(1 for _ in word.upper())\n"
-    assert stale_code(_reply(fixed), CODE_BLOCK_TAGS, None, TOOLS, written) is None
+    assert stale_code(_reply(RIGHT), CODE_BLOCK_TAGS, None, TOOLS, written) is None
+    _propose(written, RIGHT, ())  # its tests pass: the next step is to apply it
+    assert stale_code(_reply(RIGHT), CODE_BLOCK_TAGS, RIGHT, TOOLS, written) is None
     assert stale_code(_reply("def score(:"), CODE_BLOCK_TAGS, None, TOOLS, written) is None
+
+
+RIGHT = "def score(word):\n    return sum(1 for _ in word.upper())\n"
+
+
+def _propose(written: WrittenDefinitions, text: str, failing: tuple[str, ...]) -> None:
+    from sandbox.protocol import PatchCheck
+    from tools.patches import apply_whole_file
+
+    context = written.context
+    result = apply_whole_file("scrabble.py", text, context.workspace, 200)
+    check = PatchCheck(True, True, "", 0.1, still_failing=failing)
+    context.patches.add(result.diff, result, check)

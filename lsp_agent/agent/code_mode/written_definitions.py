@@ -11,7 +11,10 @@ the block is read as what it is, the implementation it means:
   the task defines (a file the task names or where the code it names is, `ToolContext.
   task_files`, or one the job has read), that file is proposed with those definitions in
   place of its own (`merged_source`): the block's new helpers, constants and imports come
-  along; its example calls and prints do not;
+  along; its example calls and prints do not. A block that defines only a helper the file
+  calls and lacks is proposed the same way: told that `say_chunk` is not defined (its
+  applied say() called it), the model wrote `say_chunk` alone, five steps in a row, and
+  nothing was proposed;
 - the proposal goes through `propose_file`'s `InstrumentedTool` like any call the model makes
   (validated, policy-checked, traced, checked in the sandbox) and its result is added to the
   step's observation with the `apply_patch` call it needs. Nothing is applied: applying is
@@ -24,6 +27,7 @@ is anything when the step's code called a propose tool itself.
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -36,6 +40,7 @@ from tools.test_failures import is_test_support
 from tools.workspace import NotTextError
 
 _DEFINITION = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+_BUILTINS = frozenset(dir(builtins))
 _IMPORT = ast.Import | ast.ImportFrom
 
 
@@ -60,8 +65,9 @@ def _is_constant(node: ast.stmt) -> bool:
 def merged_source(original: str, block: str) -> str | None:
     """`original` with the top-level definitions `block` writes anew in their place, and the
     block's other definitions, constants and imports added before the first of them (imports
-    after the original's); None when the block redefines none of `original`'s top-level
-    functions or classes, or either does not parse."""
+    after the original's); None when the block neither redefines one of `original`'s
+    top-level functions or classes nor defines one that `original` uses and lacks (a helper
+    its code calls: say.py's `say_chunk`), or either does not parse."""
     merged = _merge(original, block)
     return None if merged is None else merged[0]
 
@@ -79,7 +85,9 @@ def _merge(original: str, block: str) -> tuple[str, set[str]] | None:
         for n in block_tree.body
         if isinstance(n, _DEFINITION) and n.name in defined
     }
-    if not rewritten:
+    lacking = _used_names(original_tree) - set(defined) - _BUILTINS - _imported(original_tree)
+    missing = {n.name for n in block_tree.body if isinstance(n, _DEFINITION)} & lacking
+    if not rewritten and not missing:
         return None
     lines = original.splitlines()
     present = {line.strip() for line in lines}
@@ -102,11 +110,41 @@ def _merge(original: str, block: str) -> tuple[str, set[str]] | None:
             out.extend(["\n\n".join(added), "", ""])
         out.append(rewritten[node.name])
         cursor = node.end_lineno or node.lineno
+    if not replaced:  # only helpers the file lacks: before their first use or definition
+        first = min(
+            (
+                _first_line(n)
+                for n in original_tree.body
+                if isinstance(n, _DEFINITION) or _used_names(n) & missing
+            ),
+            default=len(lines) + 1,
+        )
+        out.extend([*lines[: first - 1], "\n\n".join(added), "", ""])
+        cursor = first - 1
     out.extend(lines[cursor:])
     if imports:
         at = _import_line(original_tree)
         out[at:at] = imports if at else [*imports, "", ""]
-    return "\n".join(out).rstrip("\n") + "\n", set(rewritten)
+    return "\n".join(out).rstrip("\n") + "\n", set(rewritten) | missing
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    """The names `tree`'s top-level imports bind."""
+    return {
+        (alias.asname or alias.name).split(".")[0]
+        for node in tree.body
+        if isinstance(node, _IMPORT)
+        for alias in node.names
+    }
+
+
+def _used_names(tree: ast.AST) -> set[str]:
+    """The names `tree`'s code reads (calls included)."""
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
 
 
 def _import_line(tree: ast.Module) -> int:

@@ -123,3 +123,20 @@ def test_code_written_as_the_file_has_it_after_a_patch_says_what_still_fails(
         "fail with the patch (first: SayTest.test_one: AssertionError: 'two' != 'one' "
         "(say_test.py line 7)). Change say so that they pass."
     )
+
+
+def test_a_helper_the_file_calls_and_lacks_is_added_before_its_first_use() -> None:
+    original = '"""Say."""\nimport re\n\n\ndef say(number):\n    return say_chunk(number)\n'
+    block = "def say_chunk(n):\n    return str(n)\n\nprint(say(3))\n"
+    merged = merged_source(original, block)
+    assert merged == (
+        '"""Say."""\nimport re\n\n\ndef say_chunk(n):\n    return str(n)\n\n\n'
+        "def say(number):\n    return say_chunk(number)\n"
+    )
+    used_at_import = merged_source("import os\nX = helper()\n", "def helper():\n    return 1\n")
+    assert used_at_import == "import os\ndef helper():\n    return 1\n\n\nX = helper()\n"
+    # a helper nobody calls, a builtin or an imported name written anew: nothing to propose
+    assert merged_source(original, "def spell(n):\n    return n\n") is None
+    calls = "import re\n\n\ndef f(x):\n    return re.escape(str(len(x)))\n"
+    assert merged_source(calls, "def len(x):\n    return 0\n") is None
+    assert merged_source(calls, "def re(x):\n    return 0\n") is None

@@ -83,3 +83,17 @@ def test_a_failed_stream_is_asked_again_without_streaming_even_over_a_dropped_co
     assert [bool(r.get("stream")) for r in requests] == [True, False, False, False]
     assert "model call" not in caplog.text  # no failure reached the model
     assert "streamed replies come back empty or broken" in caplog.text
+
+
+def test_a_repeated_call_is_asked_again_of_the_server_at_a_higher_temperature(
+    tmp_repo: Path,
+) -> None:
+    read = {"tool": "read_file", "arguments": {"path": "pkg/calc.py"}}
+    turns = [read, read, {"final_answer": "It adds a and b."}]
+    with ScriptedOpenAIServer(turns) as server:
+        result = run_job(disk_job("What does add do?", tmp_repo, _settings(server)))
+        requests = list(server.chat_requests)
+    assert result.status == "answered" and result.answer == "It adds a and b."
+    assert result.tools_used == ["read_file", "final_answer"]  # the repeat never ran
+    assert [r["temperature"] for r in requests] == [0.1, 0.1, 0.7]
+    assert [s.get("temperature") for s in result.model_stats] == [None, None, 0.7]

@@ -36,9 +36,15 @@ def stale_code(
         text += tags[1]  # as the agent closes a block cut at its stop sequence
     try:
         code = parse_code_blobs(text, tags)
-        tree = ast.parse(code)
-    except (ValueError, SyntaxError):
+    except ValueError:
         return None
+    same = previous is not None and code.strip() == previous.strip()
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        # the same broken code again: sublist's propose_patch(""" diff … with its syntax
+        # error, three steps of 140 s each
+        return "the reply's code is the last step's code" if same else None
     called = {
         node.func.id
         for node in ast.walk(tree)
@@ -49,6 +55,4 @@ def stale_code(
     if not called & set(tools) and written.writes_any(code):  # judged by what it proposes
         why = written.adds_nothing(code)
         return None if why is None else f"the reply's code proposes nothing new: {why}"
-    if previous is not None and code.strip() == previous.strip():
-        return "the reply's code is the last step's code"
-    return None
+    return "the reply's code is the last step's code" if same else None

@@ -36,6 +36,11 @@ def test_the_last_step_s_code_again_is_stale(tmp_path: Path) -> None:
     assert stale_code(_reply(code, closed=False), CODE_BLOCK_TAGS, code, TOOLS, written) == (
         "the reply's code is the last step's code"
     )
+    broken = 'print(propose_patch("""\n--- a/scrabble.py'
+    assert stale_code(_reply(broken), CODE_BLOCK_TAGS, broken, TOOLS, written) == (
+        "the reply's code is the last step's code"
+    )
+    assert stale_code(_reply(broken), CODE_BLOCK_TAGS, code, TOOLS, written) is None
     answer = 'final_answer("done")'
     assert stale_code(_reply(answer), CODE_BLOCK_TAGS, answer, TOOLS, written) is None
 

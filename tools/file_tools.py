@@ -460,7 +460,11 @@ def render_lines(
     body = "\n".join(chunk[:count])
     if shown_last >= until:
         return f"{header}\n{body}"
-    next_end = min(until, shown_last + max(count, 1))
+    # The next part runs to `until`, not to a chunk that fits: told "Next part: lines
+    # 142-150" (a chunk), Qwen2.5-Coder-1.5B read 142-150, and no note then said where lines
+    # 151-178 were: it read 142-150 again until the loop guard stopped it (grade-school,
+    # react). A part that does not fit is cut again, with the part after it.
+    next_end = min(until, shown_last + limits.max_line_range)
     note = (
         f"[truncated: lines {shown_last + 1}-{until} not shown. "
         f"Next part: {read_file_call(canon, shown_last + 1, next_end)}]"

@@ -274,9 +274,15 @@ def test_read_file_long_file_without_range_shows_first_part_and_next_call(
     assert lines[48] == "line 48"
     assert lines[-1] == (
         "[truncated: lines 49-400 not shown. "
-        'Next part: read_file(path="big.txt", start_line=49, end_line=96)]'
+        'Next part: read_file(path="big.txt", start_line=49, end_line=400)]'
     )
     assert within_limits(out, limits)
+    # followed to the letter, each part points at the next one, up to the end of the file
+    out = make(ReadFile, tmp_repo, limits=limits).forward("big.txt", 49, 400)
+    assert out.splitlines()[-1] == (
+        "[truncated: lines 97-400 not shown. "
+        'Next part: read_file(path="big.txt", start_line=97, end_line=400)]'
+    )
     out = make(ReadFile, tmp_repo, limits=limits).forward("big.txt", start_line=300)
     assert out.splitlines()[0] == "big.txt (lines 300-347 of 400)"
     assert "lines 348-400 not shown" in out.splitlines()[-1]

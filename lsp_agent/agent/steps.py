@@ -36,6 +36,9 @@ BARE_IDS = (
 )
 # A template's slot left in an answer: [owner_name], <file_name>, {patch_id}.
 TEMPLATE_SLOT = re.compile(r"[\[<{]\s*[a-z]+(?:_[a-z]+)+\s*[\]>}]")
+# Our own instruction copied as the answer: "… Next: fix the bug in report.py with
+# propose_patch(path="report.py", …)" (Qwen2.5-Coder-1.5B on L8, after run_tests' reply).
+NEXT_STEP = re.compile(r"\bNext: [^\n]*?\b([a-z_]+)\(")
 SAY_IT_IN_WORDS = (
     'Call final_answer(answer="<what you found and did, in plain words>") with your '
     "actual answer for the user."
@@ -43,7 +46,8 @@ SAY_IT_IN_WORDS = (
 
 
 def empty_answer_reason(text: str, tool_names: Collection[str] = ()) -> str | None:
-    """Why `text` is not an answer (a placeholder, a bare id, a tool name), or None.
+    """Why `text` is not an answer (a placeholder, a bare id, a tool name, a tool reply's
+    "Next: …" instruction), or None.
 
     A number or word that answers the task (`42`, `yes`) is an answer."""
     stripped = text.strip()
@@ -58,6 +62,11 @@ def empty_answer_reason(text: str, tool_names: Collection[str] = ()) -> str | No
             )
     if bare in tool_names:
         return f"the final answer is only the name of the tool {bare}, not an answer"
+    if any(m.group(1) in tool_names for m in NEXT_STEP.finditer(stripped)):
+        return (
+            "the final answer repeats the next step a tool's reply gave; take that step "
+            "first, then answer in your own words"
+        )
     slot = TEMPLATE_SLOT.search(stripped)
     if slot:
         return (

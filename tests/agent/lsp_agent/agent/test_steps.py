@@ -92,3 +92,21 @@ def test_an_answer_before_the_change_is_done_is_refused_once_for_each_reason(
     context.patches.set_status("p2", "applied")
     fresh = change_before_answer(context, "Implement school.py so the tests pass.")
     assert fresh("School is implemented.", None)  # the tests pass: the answer stands
+
+
+def test_an_answer_that_repeats_a_tool_reply_s_next_step_is_not_an_answer() -> None:
+    from lsp_agent.agent.steps import empty_answer_reason
+
+    echoed = (
+        "The failing tests exercise report.py, inventory.py, which you have read. Next: fix "
+        'the bug in report.py with propose_patch(path="report.py", old="<the wrong line>", '
+        'new="<the corrected line>")'
+    )
+    tools = ("read_file", "propose_patch", "final_answer")
+    assert empty_answer_reason(echoed, tools) == (
+        "the final answer repeats the next step a tool's reply gave; take that step first, "
+        "then answer in your own words"
+    )
+    fixed = "Fixed total_stock(): the loop skipped the first item."
+    assert empty_answer_reason(fixed, tools) is None
+    assert empty_answer_reason("Next: nothing; average() is right.", tools) is None

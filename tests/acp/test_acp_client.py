@@ -175,7 +175,13 @@ def test_the_agent_sees_the_clients_unsaved_buffer(
 def test_a_prompt_while_one_runs_is_refused_and_the_first_finishes(
     acp_client: Path, tmp_path: Path, workspace: Path
 ) -> None:
-    slow = [{**FIX_TURNS[0], "delay_s": 0.2}, {**FIX_TURNS[1], "delay_s": 1.0}, FIX_TURNS[-1]]
+    # the answer while p1 is proposed and not applied is refused once; said again, it stands
+    slow = [
+        {**FIX_TURNS[0], "delay_s": 0.2},
+        {**FIX_TURNS[1], "delay_s": 1.0},
+        FIX_TURNS[-1],
+        FIX_TURNS[-1],
+    ]
     turn = first_turn(
         acp_client, tmp_path, workspace, script=slow, promptWhileRunning="and also this"
     )

@@ -16,7 +16,6 @@ from typing import Any
 from smolagents.models import ChatMessage
 
 from tools.base import ToolContext
-from tools.patches import leaves_failures
 from tools.workspace import NotTextError
 
 FINAL_ANSWER = "final_answer"
@@ -46,13 +45,7 @@ def _written_already(context: ToolContext, path: Any, content: Any) -> str | Non
         return None
     if now.endswith("\n") and not content.endswith("\n"):
         content += "\n"  # as propose_file reads it
-    patches = context.patches
-    if content == now:
-        applied = patches.applied_to(path)
-        if applied is not None and not leaves_failures(applied.check):
-            return None  # its tests pass: what is next is said in the reply
-        return f"the reply writes {path} as it is"
-    patch = patches.proposing(path, content)
-    if patch is None or not leaves_failures(patch.check):
+    tried = context.patches.failing_version(path, now, content)
+    if tried is None:
         return None
-    return f"the reply writes {path} as {patch.id} does"
+    return f"the reply writes {path} as {'it is' if tried == 'now' else f'{tried} does'}"

@@ -170,6 +170,17 @@ class PatchStore:
                 return patch
         return None
 
+    def failing_version(self, path: str, now: str, text: str) -> str | None:
+        """Whether `path` reading `text` is a version already tried that leaves tests
+        failing: "now" when `text` is the file as it is (`now`) and no applied patch of it
+        passes, the id of a proposed patch that gives it and leaves tests failing; None for
+        a new version, or one whose tests pass."""
+        if text == now:
+            applied = self.applied_to(path)
+            return None if applied is not None and not leaves_failures(applied.check) else "now"
+        patch = self.proposing(path, text)
+        return patch.id if patch is not None and leaves_failures(patch.check) else None
+
     def proposing(self, path: str, text: str) -> StoredPatch | None:
         """The latest patch still proposed (not applied, not rejected) after which `path`
         reads `text`, if there is one."""

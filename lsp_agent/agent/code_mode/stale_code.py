@@ -16,10 +16,9 @@ from collections.abc import Collection
 from smolagents.models import ChatMessage
 from smolagents.utils import parse_code_blobs
 
+from lsp_agent.agent.code_mode.executor import FINAL_ANSWER
 from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
 from lsp_agent.models.robust import content_text
-
-FINAL_ANSWER = "final_answer"
 
 
 def stale_code(
@@ -52,7 +51,8 @@ def stale_code(
     }
     if FINAL_ANSWER in called:
         return None
-    if not called & set(tools) and written.writes_any(code):  # judged by what it proposes
-        why = written.adds_nothing(code)
+    writes = [] if called & set(tools) else written.writes(code)
+    if writes:  # judged by what it proposes
+        why = written.adds_nothing(writes)
         return None if why is None else f"the reply's code proposes nothing new: {why}"
     return "the reply's code is the last step's code" if same else None

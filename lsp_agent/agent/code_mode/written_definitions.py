@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposeFile
-from tools.patches import StoredPatch, leaves_failures, next_step, still_failing
+from tools.patches import StoredPatch, next_step, still_failing
 from tools.test_failures import is_test_support
 from tools.workspace import NotTextError
 
@@ -159,7 +159,7 @@ def _import_line(tree: ast.Module) -> int:
 
 
 @dataclass(frozen=True)
-class _Written:
+class WrittenFile:
     """A task file a step's code writes definitions of: which, and the text it would have."""
 
     path: str
@@ -192,7 +192,7 @@ class WrittenDefinitions:
             return "", []
         notes: list[str] = []
         proposed = 0
-        for written in self._written(code):
+        for written in self.writes(code):
             path, listed, merged = written.path, written.listed, written.merged
             if merged == written.original:
                 notes.append(self._unchanged(path, listed) + self._again(path, merged))
@@ -209,37 +209,30 @@ class WrittenDefinitions:
             )
         return "\n".join(notes), [self.proposer.name] * proposed
 
-    def writes_any(self, code: str) -> bool:
-        """Whether `code` writes a definition of a task file (then it is proposed)."""
-        return bool(self._written(code))
-
-    def adds_nothing(self, code: str) -> str | None:
-        """Why `code`, run, would only repeat a failure: every task file whose definitions it
-        writes would read as it does now (the stub, or a patch that left tests failing) or
-        as a proposed patch that leaves tests failing does (None when it writes none, or
-        changes one, or repeats a version whose tests pass: then the next step is to apply
-        it or to answer)."""
-        patches = self.context.patches
+    def adds_nothing(self, writes: list[WrittenFile]) -> str | None:
+        """Why code that `writes` these files (`self.writes(code)`) would, run, only repeat a
+        failure: each would read as it does now (the stub, or a patch that left tests
+        failing) or as a proposed patch that leaves tests failing does (None when it writes
+        none, or changes one, or repeats a version whose tests pass: then the next step is to
+        apply it or to answer)."""
         reasons: list[str] = []
-        for written in self._written(code):
+        for written in writes:
             path, listed = written.path, written.listed
-            if written.merged == written.original:
-                applied = patches.applied_to(path)
-                if applied is not None and not leaves_failures(applied.check):
-                    return None
-                reasons.append(f"it writes {listed} exactly as {path} has it")
-                continue
-            same = patches.proposing(path, written.merged)
-            if same is None or not leaves_failures(same.check):
+            tried = self.context.patches.failing_version(path, written.original, written.merged)
+            if tried is None:
                 return None
-            reasons.append(f"it writes {listed} of {path} as {same.id} does")
+            reasons.append(
+                f"it writes {listed} exactly as {path} has it"
+                if tried == "now"
+                else f"it writes {listed} of {path} as {tried} does"
+            )
         return "; ".join(reasons) or None
 
-    def _written(self, code: str) -> list[_Written]:
+    def writes(self, code: str) -> list[WrittenFile]:
         """The task files whose top-level definitions `code` writes, each once, with the
         text it would give them."""
         taken: set[str] = set()
-        found: list[_Written] = []
+        found: list[WrittenFile] = []
         for path in self.candidates():
             try:
                 original = self.context.workspace.read_text(path)
@@ -250,7 +243,7 @@ class WrittenDefinitions:
             if merge is None or not names:
                 continue
             taken |= names
-            found.append(_Written(path, ", ".join(sorted(names)), original, merge[0]))
+            found.append(WrittenFile(path, ", ".join(sorted(names)), original, merge[0]))
         return found
 
     def _again(self, path: str, text: str) -> str:

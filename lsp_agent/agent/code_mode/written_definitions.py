@@ -22,6 +22,12 @@ the block is read as what it is, the implementation it means:
 
 Test files are never proposed this way (a test class written in a block is a test run), nor
 is anything when the step's code called a propose tool itself.
+
+A block that only defines things (no call runs, nothing is printed) and writes none of the
+task's code is told so, with what would change the file: told the test
+`test_reject_traversals_with_repeated_items` still failed, Qwen2.5-Coder-1.5B wrote that
+test's method out as a function, read "the code printed nothing", and wrote it again for
+eleven steps until the time limit (satellite).
 """
 
 from __future__ import annotations
@@ -154,8 +160,7 @@ def _import_line(tree: ast.Module) -> int:
     if last or not body:
         return last
     first = body[0]
-    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-    return (first.end_lineno or 0) if docstring else 0
+    return (first.end_lineno or 0) if _is_docstring(first) else 0
 
 
 @dataclass(frozen=True)
@@ -207,7 +212,58 @@ class WrittenDefinitions:
                 f"Your code writes {listed} of {path} anew, so it was proposed as a change "
                 f"to {path}: {_text(result)}"
             )
-        return "\n".join(notes), [self.proposer.name] * proposed
+        if not notes and not calls:
+            notes.append(self._changes_nothing(code))
+        return "\n".join(note for note in notes if note), [self.proposer.name] * proposed
+
+    def _changes_nothing(self, code: str) -> str:
+        """What to tell of a block that only defines names and writes no task file's code
+        ("" for any other block: one that runs or prints something, or does not parse)."""
+        names = _only_defined(code)
+        if not names:
+            return ""
+        listed = ", ".join(f"{name}()" for name in names)
+        text = (
+            f"Your code only defines {listed}: a definition in a block runs in the sandbox "
+            "and changes no file."
+        )
+        owners = self._owners(names)
+        tests = sorted({path for path in owners.values() if is_test_support(path)})
+        if tests:
+            text += (
+                f" {' and '.join(tests)} holds {_named(owners, tests)}: tests are not changed; "
+                "change the code they test so that they pass."
+            )
+        target = next(iter(self.candidates()), None)
+        defined = self._top_level(target) if target is not None else []
+        if target is not None and defined:
+            text += (
+                f" To change {target}, write the whole of {', '.join(defined[:3])} in a "
+                f"block: it is proposed as a change to {target}."
+            )
+        return text
+
+    def _owners(self, names: list[str]) -> dict[str, str]:
+        """Which read or task file (tests included) defines each of `names`, at any depth."""
+        owners: dict[str, str] = {}
+        paths = [*self.context.task_files, *sorted(self.context.seen_paths)]
+        for path in dict.fromkeys(p for p in paths if p.endswith(".py")):
+            tree = self._tree(path)
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, _DEFINITION) and node.name in names:
+                    owners.setdefault(node.name, path)
+        return owners
+
+    def _top_level(self, path: str) -> list[str]:
+        tree = self._tree(path)
+        body = tree.body if tree is not None else []
+        return [node.name for node in body if isinstance(node, _DEFINITION)]
+
+    def _tree(self, path: str) -> ast.Module | None:
+        try:
+            return ast.parse(self.context.workspace.read_text(path))
+        except (OSError, NotTextError, ValueError, SyntaxError):
+            return None
 
     def adds_nothing(self, writes: list[WrittenFile]) -> str | None:
         """Why code that `writes` these files (`self.writes(code)`) would, run, only repeat a
@@ -279,6 +335,30 @@ class WrittenDefinitions:
         text = f"Your code writes {listed} exactly as {path} has it now: nothing to propose."
         still = still_failing(applied.check) if applied is not None else ""
         return f"{text} {still} Change {listed} so that they pass." if still else text
+
+
+def _only_defined(code: str) -> list[str]:
+    """The names a block's top level defines when that is all it does (definitions, imports,
+    constants, a docstring); [] when it also runs something, or does not parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, _DEFINITION):
+            names.append(node.name)
+        elif not (isinstance(node, _IMPORT) or _is_constant(node) or _is_docstring(node)):
+            return []
+    return names
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+
+
+def _named(owners: dict[str, str], paths: list[str]) -> str:
+    return ", ".join(f"{name}()" for name, path in owners.items() if path in paths)
 
 
 def _text(result: object) -> str:

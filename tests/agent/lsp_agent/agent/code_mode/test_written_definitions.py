@@ -90,7 +90,8 @@ def test_tests_files_and_steps_that_propose_themselves_are_left_alone(tmp_path: 
     context = tool_context(DiskWorkspace(repo(tmp_path)))
     context.task_files = ("say_test.py",)
     written = WrittenDefinitions(context)
-    assert written("class SayTest:\n    pass\n", []) == ("", [])  # a test file: never
+    note, calls = written("class SayTest:\n    pass\n", [])  # a test file: never proposed
+    assert calls == [] and note.startswith("Your code only defines SayTest(): ")
     context.task_files = ("say.py",)
     assert written(BLOCK, ["read_file", "propose_patch"]) == ("", [])
     same, calls = written("def say(number):\n    pass\n", [])  # the file as it is
@@ -140,3 +141,26 @@ def test_a_helper_the_file_calls_and_lacks_is_added_before_its_first_use() -> No
     calls = "import re\n\n\ndef f(x):\n    return re.escape(str(len(x)))\n"
     assert merged_source(calls, "def len(x):\n    return 0\n") is None
     assert merged_source(calls, "def re(x):\n    return 0\n") is None
+
+
+def test_a_block_that_only_defines_a_test_is_told_it_changes_no_file(tmp_path: Path) -> None:
+    # satellite: told a test still failed, the model wrote that test's method out as a
+    # function, eleven steps in a row, each read as "the code printed nothing"
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say.py",)
+    context.seen_paths.add("say_test.py")
+    written = WrittenDefinitions(context)
+    note, calls = written("def test_one(self):\n    self.assertEqual(say(1), 'one')\n", [])
+    assert calls == [] and context.patches.all() == []
+    assert note == (
+        "Your code only defines test_one(): a definition in a block runs in the sandbox and "
+        "changes no file. say_test.py holds test_one(): tests are not changed; change the "
+        "code they test so that they pass. To change say.py, write the whole of say, Speaker "
+        "in a block: it is proposed as a change to say.py."
+    )
+    # a block that runs or prints something, or calls a tool, is not told this
+    assert written("def test_one(self):\n    pass\n\nprint(test_one(None))\n", []) == ("", [])
+    assert written("def helper():\n    return 1\n", ["read_file"]) == ("", [])
+    unrelated, _ = written('"""Doc."""\nimport os\nX = 1\n\n\ndef helper():\n    return 1\n', [])
+    assert unrelated.startswith("Your code only defines helper(): ")
+    assert "tests are not changed" not in unrelated

@@ -71,6 +71,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         # smolagents reads `state["_print_outputs"]` to keep a failed step's prints.
         self.state: dict[str, Any] = {}
         self.last_calls: list[str] = []
+        self.assigned: set[str] = set()  # variables the job's code has assigned so far
 
     # ---- PythonExecutor ----------------------------------------------------------------
     def send_tools(self, tools: dict[str, Tool]) -> None:
@@ -89,6 +90,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         hidden = self._defined_tools(code_action)
         if hidden:
             raise CodeStepError(hidden)
+        self.assigned |= _assigned_names(code_action)
         outcome = self.session.run_step(code_action, self.serve_call)
         self.last_calls = list(outcome.calls)
         # what the step's code implies (a proposal), and the calls that made it
@@ -147,7 +149,28 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
             return f"NameError: there is no tool {name!r}; the tools are: {known}", True
         call = getattr(tool, "call", None)
         observation = str(call(arguments) if callable(call) else tool(**arguments))
-        return observation, is_error_observation(observation)
+        if not is_error_observation(observation):
+            return observation, False
+        return _joined(observation, self._quoted_variables(name, arguments)), True
+
+    def _quoted_variables(self, tool: str, arguments: dict[str, Any]) -> str:
+        """A note for a failed call that passed a variable's name in quotes ("" when none
+        did): Qwen2.5-Coder-1.5B set `old_code = \"\"\"…\"\"\"` and `new_code`, then called
+        `propose_patch(path=…, old="old_code", new="new_code")` four times, each failing with
+        "'old' was not found", until the loop guard stopped the run (bank-account)."""
+        quoted = [
+            (key, value)
+            for key, value in arguments.items()
+            if isinstance(value, str) and value.strip() in self.assigned
+        ]
+        if not quoted:
+            return ""
+        given = ", ".join(f'{key}="{value.strip()}"' for key, value in quoted)
+        fixed = ", ".join(f"{key}={value.strip()}" for key, value in quoted)
+        return (
+            f"Note: {given} passed the text in quotes, not your variable of that name. "
+            f"Pass the variable without quotes: {tool}({fixed}, ...)."
+        )
 
     def _over_budget(self) -> str | None:
         """Count one call; the error the code gets when it is one too many."""
@@ -170,6 +193,19 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
     def _bounded(self, text: str) -> str:
         bounded, _ = truncate_output(redact_secrets(text), self.max_chars, self.max_lines)
         return bounded
+
+
+def _assigned_names(code: str) -> set[str]:
+    """The variable names `code` assigns anywhere (nothing when it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
 
 
 def _joined(*parts: str) -> str:

@@ -110,3 +110,33 @@ def test_code_that_defines_a_tool_is_not_run(tmp_repo: Path) -> None:
     )
     assert "final_answer(answer=...)" in executor._defined_tools("def final_answer(a):\n    a\n")
     assert executor._defined_tools("def accumulate(c, f):\n    return c\n") == ""
+
+
+def test_a_failed_call_that_quotes_a_variable_s_name_is_told_to_pass_the_variable(
+    tmp_repo: Path,
+) -> None:
+    # bank-account: old_code and new_code were set, then propose_patch(old="old_code", …)
+    executor, _ = executor_for(tmp_repo, [])
+    executor.assigned |= {"old_code", "new_code"}  # what __call__ collects from the code
+    text, is_error = executor.serve_call(
+        "propose_patch", {"path": "pkg/calc.py", "old": "old_code", "new": "new_code"}
+    )
+    assert is_error and "'old' was not found" in text
+    assert text.endswith(
+        'Note: old="old_code", new="new_code" passed the text in quotes, not your variable '
+        "of that name. Pass the variable without quotes: propose_patch(old=old_code, "
+        "new=new_code, ...)."
+    )
+    # a call that works is left as it is, and a quoted text no variable has gets no note
+    text, is_error = executor.serve_call("read_file", {"path": "pkg/calc.py"})
+    assert not is_error and "Note:" not in text
+    text, is_error = executor.serve_call("read_file", {"path": "old"})
+    assert is_error and "Note:" not in text
+
+
+def test_the_names_a_step_assigns_are_collected() -> None:
+    from lsp_agent.agent.code_mode.executor import _assigned_names
+
+    code = 'old_code = """x"""\nfor line in []:\n    pass\na, b = 1, 2\nprint(old_code)\n'
+    assert _assigned_names(code) == {"old_code", "line", "a", "b"}
+    assert _assigned_names("def f(:\n") == set()

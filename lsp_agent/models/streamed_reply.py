@@ -32,10 +32,12 @@ log = logging.getLogger(__name__)
 LOOP_MIN_CHARS = 48
 LOOP_MAX_PERIOD = 12
 # A server's text reply also loops in sentences and lines: a pattern of up to this many
-# characters, three times in a row, ends it (only there: code a model writes may repeat a
-# line or two on purpose, and the embedded model's arguments use `ends_in_loop` alone).
+# characters, three times in a row, ends it. The embedded model's free text (code mode's
+# replies) ends at four rounds (`CODE_LOOP_ROUNDS`: code may repeat a line or two on
+# purpose); its call arguments use `ends_in_loop` alone.
 LONG_LOOP_MAX_PERIOD = 240
 LONG_LOOP_ROUNDS = 3
+CODE_LOOP_ROUNDS = 4
 DIGITS = re.compile(r"[0-9]")
 NEWLINES_AFTER_A_CALL = 3  # "}\n```\n\n": the fence closed, and padding has begun
 
@@ -64,22 +66,22 @@ def ends_in_loop(text: str, *, min_chars: int = LOOP_MIN_CHARS) -> bool:
     return len(longer) == 2 * min_chars and _periodic(DIGITS.sub("#", longer))
 
 
-def _long_period(text: str) -> int | None:
-    """The length of the pattern `text` ends in `LONG_LOOP_ROUNDS` rounds of, when it is
-    longer than `LOOP_MAX_PERIOD` and at most `LONG_LOOP_MAX_PERIOD` characters."""
-    longest = min(LONG_LOOP_MAX_PERIOD, len(text) // LONG_LOOP_ROUNDS)
+def _long_period(text: str, rounds: int = LONG_LOOP_ROUNDS) -> int | None:
+    """The length of the pattern `text` ends in `rounds` rounds of, when it is longer than
+    `LOOP_MAX_PERIOD` and at most `LONG_LOOP_MAX_PERIOD` characters."""
+    longest = min(LONG_LOOP_MAX_PERIOD, len(text) // rounds)
     for period in range(LOOP_MAX_PERIOD + 1, longest + 1):
-        tail = text[-LONG_LOOP_ROUNDS * period :]
+        tail = text[-rounds * period :]
         if tail[period:] == tail[:-period]:
             return period
     return None
 
 
-def ends_in_long_loop(text: str) -> bool:
-    """Whether `text` ends in `LONG_LOOP_ROUNDS` rounds of one pattern longer than
-    `LOOP_MAX_PERIOD` and at most `LONG_LOOP_MAX_PERIOD` characters long ("The answer is
-    42. The answer is 42. The answer is 42.")."""
-    return _long_period(text) is not None
+def ends_in_long_loop(text: str, rounds: int = LONG_LOOP_ROUNDS) -> bool:
+    """Whether `text` ends in `rounds` rounds of one pattern longer than `LOOP_MAX_PERIOD`
+    and at most `LONG_LOOP_MAX_PERIOD` characters long ("The answer is 42. The answer is 42.
+    The answer is 42."; a line of code written over and over)."""
+    return _long_period(text, rounds) is not None
 
 
 def trim_loop(text: str) -> str:

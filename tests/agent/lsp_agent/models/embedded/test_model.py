@@ -309,3 +309,15 @@ def test_the_text_to_change_is_text_of_the_file_named(
     if arguments["path"] == "calc.py":
         assert arguments["old"].strip() and arguments["old"] in "\n".join(lines), arguments
     assert set(arguments) == {"path", "old", "new"} and reply.raw["finish_reason"] == "stop"
+
+
+def test_free_text_stops_at_a_line_written_over_and_over() -> None:
+    # sublist: one test line of a patch fourteen times in a row, to 1,024 tokens (~140 s)
+    from lsp_agent.models.embedded.model import _text_stop
+
+    stop = _text_stop(None, cut_at_call=False)
+    line = "+    self.assertEqual(sublist([1, 0, 1], [1, 2, 1, 0, 1, 2, 0, 1]), SUPERLIST)\n"
+    head = 'Thought: fix it.\n```python\nprint(propose_patch("""\n'
+    assert not stop(head + line * 3)  # code may repeat a line on purpose
+    assert stop(head + line * 4)
+    assert not stop(head + "x = 1\n" * 6)  # a short line is a pattern of code, not a loop

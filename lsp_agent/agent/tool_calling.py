@@ -21,6 +21,7 @@ from lsp_agent.agent.steps import StepMonitor, job_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import memory_messages
 from lsp_agent.models.robust import RobustModel
+from lsp_agent.models.robust.fresh import DecodesAgain
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 from tools.base import ToolContext
 
@@ -32,6 +33,7 @@ class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
 
     def __init__(self, *, tool_context: ToolContext, **kwargs: Any) -> None:
         self.tool_context = tool_context
+        self.decodes_again = DecodesAgain(self.stale_reply)
         super().__init__(**kwargs)
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
@@ -41,7 +43,7 @@ class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
             # right answer as text, and the run ended at its step limit without it (L4).
             self.model.prose_is_final_answer = self.step_number >= self.max_steps
             # set for each step: the explorer's agent shares the job's model
-            self.model.stale_reply = self.stale_reply
+            self.model.stale_reply = self.decodes_again.for_step()
         messages = memory_messages(self.memory, summary_mode)
         notes = job_notes(self.tool_context, self.step_number, self.max_steps)
         if notes and not summary_mode:

@@ -35,6 +35,7 @@ from lsp_agent.agent.planning import PlanReplyLimitMixin
 from lsp_agent.agent.steps import StepMonitor, job_notes
 from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.robust import RobustModel
+from lsp_agent.models.robust.fresh import DecodesAgain
 from sandbox.code import CodeSession
 from tools.base import ToolContext
 
@@ -60,6 +61,7 @@ class LspCodeAgent(PlanReplyLimitMixin, CodeAgent):  # type: ignore[misc]
         self.tool_context = tool_context
         self.written = written
         self.step_calls: dict[int, list[str]] = {}  # step number -> tools its code called
+        self.decodes_again = DecodesAgain(self.stale_reply)
         super().__init__(**kwargs)
 
     def initialize_system_prompt(self) -> str:
@@ -80,7 +82,7 @@ class LspCodeAgent(PlanReplyLimitMixin, CodeAgent):  # type: ignore[misc]
         if notes and not summary_mode:
             messages.append(text_message(MessageRole.USER, notes))
         if isinstance(self.model, RobustModel):  # set for each step (a shared model)
-            self.model.stale_reply = self.stale_reply
+            self.model.stale_reply = self.decodes_again.for_step()
         return messages
 
     def stale_reply(self, reply: ChatMessage) -> str | None:

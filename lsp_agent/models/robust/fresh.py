@@ -12,6 +12,13 @@ last one is kept either way, and the loop guard still sees what it runs. Like Wh
 temperature fallback, a greedy decode that repeats itself gets more randomness, not a
 different prompt: the cache of the prompt is reused and nothing is added to the history.
 A model whose `varies_with_temperature` is false (a scripted replay) is asked once.
+
+Decoding again is given up while it does not help (`DecodesAgain`): after
+`FRUITLESS_STEPS` steps in a row whose replies were all stale, at every temperature, a
+job's stale replies run as they are (the loop guard and the observations then deal with
+them) until a step's reply is fresh again. Qwen2.5-Coder-1.5B wrote the same test method
+at 0.0, 0.7 and 1.0 for eleven steps (satellite: 22 decodes again, about 220 s of its
+600), and the same long classes, 30-60 s a decode (paasio).
 """
 
 from __future__ import annotations
@@ -23,8 +30,38 @@ from smolagents.models import ChatMessage
 # The temperatures of the second and third decode of a stale reply.
 RETRY_TEMPERATURES = (0.7, 1.0)
 
+# Steps in a row whose every decode again was stale, after which a job stops decoding again.
+FRUITLESS_STEPS = 2
+
 # Why a reply only repeats what the job tried ("it repeats the last call"), or None.
 StaleCheck = Callable[[ChatMessage], str | None]
+
+
+class DecodesAgain:
+    """One job's stale check, step by step, given up while decoding again is fruitless
+    (module doc). `for_step()` is asked at the start of each step for the check to use."""
+
+    def __init__(self, check: StaleCheck) -> None:
+        self.check = check
+        self.fruitless = 0  # steps in a row whose replies were all stale
+        self.step: list[bool] = []  # this step's checks so far: stale or not
+
+    def for_step(self) -> StaleCheck:
+        if self.step and not all(self.step):  # a fresh reply: decoding again may help again
+            self.fruitless = 0
+        elif len(self.step) == len(RETRY_TEMPERATURES):  # stale at 0.7 too (1.0 runs as is)
+            self.fruitless += 1
+        self.step = []
+        return self._checked
+
+    @property
+    def given_up(self) -> bool:
+        return self.fruitless >= FRUITLESS_STEPS
+
+    def _checked(self, reply: ChatMessage) -> str | None:
+        why = self.check(reply)
+        self.step.append(why is not None)
+        return None if self.given_up else why
 
 
 def fresh_reply(

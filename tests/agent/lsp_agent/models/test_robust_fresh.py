@@ -81,3 +81,28 @@ def test_a_replay_is_asked_once() -> None:
     model.stale_reply = _reads_a
     assert _path(model.generate(USER, tools_to_call_from=_tools())) == "a.py"
     assert len(inner.calls) == 1
+
+
+def test_decoding_again_is_given_up_while_it_is_fruitless_and_taken_up_after_a_fresh_reply() -> (
+    None
+):
+    from lsp_agent.models.robust.fresh import FRUITLESS_STEPS, DecodesAgain
+
+    # satellite: the same reply at 0.0, 0.7 and 1.0 for eleven steps, 22 decodes again
+    stale_steps = [READ_A] * (1 + len(RETRY_TEMPERATURES)) * FRUITLESS_STEPS
+    model, inner = _model(*stale_steps, READ_A, READ_B, READ_A, READ_B)
+    decodes = DecodesAgain(_reads_a)
+    for _ in range(FRUITLESS_STEPS):  # each step: stale at every temperature
+        model.stale_reply = decodes.for_step()
+        assert _path(model.generate(USER, tools_to_call_from=_tools())) == "a.py"
+    assert len(inner.calls) == len(stale_steps)
+    model.stale_reply = decodes.for_step()  # given up: the stale reply runs as it is
+    assert decodes.given_up
+    assert _path(model.generate(USER, tools_to_call_from=_tools())) == "a.py"
+    assert len(inner.calls) == len(stale_steps) + 1
+    model.stale_reply = decodes.for_step()  # a fresh reply ...
+    assert _path(model.generate(USER, tools_to_call_from=_tools())) == "b.py"
+    model.stale_reply = decodes.for_step()  # ... and a stale one is decoded again
+    assert not decodes.given_up
+    assert _path(model.generate(USER, tools_to_call_from=_tools())) == "b.py"
+    assert [c.kwargs.get("temperature") for c in inner.calls[-2:]] == [None, 0.7]

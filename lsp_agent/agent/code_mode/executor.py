@@ -99,7 +99,8 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         logs = self._bounded(outcome.logs)
         if outcome.error is not None:
             self.state["_print_outputs"] = logs
-            raise CodeStepError(_joined(self._bounded(outcome.error), added))
+            error = self._bounded(outcome.error)
+            raise CodeStepError(_joined(error, _no_repository_hint(error), added))
         logs = _joined(logs, added)
         self.state["_print_outputs"] = logs
         output = None if outcome.output is None else self._bounded(outcome.output)
@@ -193,6 +194,21 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
     def _bounded(self, text: str) -> str:
         bounded, _ = truncate_output(redact_secrets(text), self.max_chars, self.max_lines)
         return bounded
+
+
+NO_REPOSITORY = (
+    "The code runs in a sandbox without the repository's files, so open() and os find none "
+    'of them: read a file with print(read_file(path="...")), and change one by writing its '
+    "whole function or class in a block, or with propose_patch."
+)
+
+
+def _no_repository_hint(error: str) -> str:
+    """NO_REPOSITORY for an error of a file the container lacks ("" for others): Qwen2.5-
+    Coder-1.5B opened the test file with open() and failed with FileNotFoundError for 22
+    steps (parallel-letter-frequency)."""
+    missing = ("FileNotFoundError", "NotADirectoryError", "No such file or directory")
+    return NO_REPOSITORY if any(sign in error for sign in missing) else ""
 
 
 def _assigned_names(code: str) -> set[str]:

@@ -5,7 +5,10 @@ code step is stale when it cannot show the model anything new: the same code as 
 before, or code that calls no tool and writes task files' definitions as they are or as a
 proposed patch writes them, while tests fail with that version
 (`WrittenDefinitions.adds_nothing`). Code that gives a final
-answer is never stale: the final-answer checks judge it.
+answer is not stale, the final-answer checks judge it, unless it is the last step's code and
+does more than answer: Qwen2.5-Coder-1.5B wrote the same `open("…_test.py")`, edit and
+`final_answer(…)` for 22 steps, each failing before its answer with FileNotFoundError
+(parallel-letter-frequency).
 """
 
 from __future__ import annotations
@@ -49,8 +52,8 @@ def stale_code(
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     }
-    if FINAL_ANSWER in called:
-        return None
+    if FINAL_ANSWER in called and (not same or called <= {FINAL_ANSWER, "print"}):
+        return None  # an answer: the final-answer checks judge it
     writes = [] if called & set(tools) else written.writes(code)
     if writes:  # judged by what it proposes
         why = written.adds_nothing(writes)

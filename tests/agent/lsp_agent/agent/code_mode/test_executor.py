@@ -140,3 +140,31 @@ def test_the_names_a_step_assigns_are_collected() -> None:
     code = 'old_code = """x"""\nfor line in []:\n    pass\na, b = 1, 2\nprint(old_code)\n'
     assert _assigned_names(code) == {"old_code", "line", "a", "b"}
     assert _assigned_names("def f(:\n") == set()
+
+
+def test_an_error_of_a_file_the_container_lacks_says_how_to_read_one(tmp_repo: Path) -> None:
+    # parallel-letter-frequency: open("…_test.py") in the code, FileNotFoundError, 22 steps
+    import pytest
+
+    from lsp_agent.agent.code_mode.executor import NO_REPOSITORY
+    from sandbox.code.session import StepOutcome
+
+    executor, _ = executor_for(tmp_repo, [])
+    errors = iter(
+        [
+            "FileNotFoundError: [Errno 2] No such file or directory: 'calc_test.py'",
+            "NameError: name 'x' is not defined",
+        ]
+    )
+
+    def failing(code: str, serve: object) -> StepOutcome:
+        return StepOutcome(error=next(errors))
+
+    executor.session.run_step = failing  # type: ignore[method-assign,assignment]
+    with pytest.raises(CodeStepError) as raised:
+        executor("print(open('calc_test.py').read())")
+    assert str(raised.value).endswith("'calc_test.py'\n" + NO_REPOSITORY)
+    assert 'print(read_file(path="..."))' in NO_REPOSITORY
+    with pytest.raises(CodeStepError) as raised:
+        executor("print(x)")
+    assert str(raised.value) == "NameError: name 'x' is not defined"

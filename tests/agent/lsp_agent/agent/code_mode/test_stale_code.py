@@ -74,3 +74,21 @@ def _propose(written: WrittenDefinitions, text: str, failing: tuple[str, ...]) -
     result = apply_whole_file("scrabble.py", text, context.workspace, 200)
     check = PatchCheck(True, True, "", 0.1, still_failing=failing)
     context.patches.add(result.diff, result, check)
+
+
+def test_the_last_step_s_code_again_is_stale_when_it_does_more_than_answer(
+    tmp_path: Path,
+) -> None:
+    # parallel-letter-frequency: the same open(), edit and final_answer for 22 steps, each
+    # failing with FileNotFoundError before its answer
+    written = _written(tmp_path)
+    code = (
+        "with open('scrabble_test.py') as f:\n    text = f.read()\n"
+        'final_answer("The failing tests are now passing.")'
+    )
+    assert stale_code(_reply(code), CODE_BLOCK_TAGS, code, TOOLS, written) == (
+        "the reply's code is the last step's code"
+    )
+    assert stale_code(_reply(code), CODE_BLOCK_TAGS, None, TOOLS, written) is None
+    printed = 'print("done")\nfinal_answer("done")'
+    assert stale_code(_reply(printed), CODE_BLOCK_TAGS, printed, TOOLS, written) is None

@@ -9,12 +9,13 @@ the block is read as what it is, the implementation it means:
 
 - when the step's code defines, at the top level, a function or class that a Python file of
   the task defines (a file the task names or where the code it names is, `ToolContext.
-  task_files`, or one the job has read), that file is proposed with those definitions in
-  place of its own (`merged_source`): the block's new helpers, constants and imports come
-  along; its example calls and prints do not. A block that defines only a helper the file
-  calls and lacks is proposed the same way: told that `say_chunk` is not defined (its
-  applied say() called it), the model wrote `say_chunk` alone, five steps in a row, and
-  nothing was proposed;
+  task_files`, or one the job has read), or one of its classes' methods (`def guess(self,
+  char)`), that file is proposed with those definitions in place of its own
+  (`source_merge.merge`): the block's new helpers, constants and imports come along; its
+  example calls and prints do not. A block that defines only a helper the file calls and
+  lacks is proposed the same way: told that `say_chunk` is not defined (its applied say()
+  called it), the model wrote `say_chunk` alone, five steps in a row, and nothing was
+  proposed;
 - the proposal goes through `propose_file`'s `InstrumentedTool` like any call the model makes
   (validated, policy-checked, traced, checked in the sandbox) and its result is added to the
   step's observation with the `apply_patch` call it needs. Nothing is applied: applying is
@@ -33,134 +34,17 @@ eleven steps until the time limit (satellite).
 from __future__ import annotations
 
 import ast
-import builtins
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lsp_agent.agent.code_mode.source_merge import DEFINITION, merge, only_defined
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposeFile
 from tools.patches import StoredPatch, next_step, still_failing
 from tools.test_failures import is_test_support
 from tools.workspace import NotTextError
-
-_DEFINITION = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-_BUILTINS = frozenset(dir(builtins))
-_IMPORT = ast.Import | ast.ImportFrom
-
-
-def _segment(lines: list[str], node: ast.stmt) -> str:
-    return "\n".join(lines[_first_line(node) - 1 : node.end_lineno or node.lineno])
-
-
-def _first_line(node: ast.stmt) -> int:
-    """The statement's first line, its decorators' included."""
-    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
-
-
-def _is_constant(node: ast.stmt) -> bool:
-    """A module-level assignment of a value that calls nothing (`ONES = ["one", …]`, not
-    `result = say(22)`, which is an example run)."""
-    if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-        return not any(isinstance(part, ast.Call) for part in ast.walk(node.value))
-    return False
-
-
-def merged_source(original: str, block: str) -> str | None:
-    """`original` with the top-level definitions `block` writes anew in their place, and the
-    block's other definitions, constants and imports added before the first of them (imports
-    after the original's); None when the block neither redefines one of `original`'s
-    top-level functions or classes nor defines one that `original` uses and lacks (a helper
-    its code calls: say.py's `say_chunk`), or either does not parse."""
-    merged = _merge(original, block)
-    return None if merged is None else merged[0]
-
-
-def _merge(original: str, block: str) -> tuple[str, set[str]] | None:
-    """`merged_source`'s text, and the names of the definitions the block wrote anew."""
-    try:
-        original_tree, block_tree = ast.parse(original), ast.parse(block)
-    except (SyntaxError, ValueError):
-        return None
-    defined = {n.name: n for n in original_tree.body if isinstance(n, _DEFINITION)}
-    block_lines = block.splitlines()
-    rewritten = {
-        n.name: _segment(block_lines, n)
-        for n in block_tree.body
-        if isinstance(n, _DEFINITION) and n.name in defined
-    }
-    lacking = _used_names(original_tree) - set(defined) - _BUILTINS - _imported(original_tree)
-    missing = {n.name for n in block_tree.body if isinstance(n, _DEFINITION)} & lacking
-    if not rewritten and not missing:
-        return None
-    lines = original.splitlines()
-    present = {line.strip() for line in lines}
-    imports = [
-        _segment(block_lines, n)
-        for n in block_tree.body
-        if isinstance(n, _IMPORT) and _segment(block_lines, n).strip() not in present
-    ]
-    added = [
-        _segment(block_lines, n)
-        for n in block_tree.body
-        if (isinstance(n, _DEFINITION) and n.name not in defined) or _is_constant(n)
-    ]
-    replaced = sorted((defined[name] for name in rewritten), key=_first_line)
-    out: list[str] = []
-    cursor = 0  # lines of `original` copied so far
-    for number, node in enumerate(replaced):
-        out.extend(lines[cursor : _first_line(node) - 1])
-        if number == 0 and added:
-            out.extend(["\n\n".join(added), "", ""])
-        out.append(rewritten[node.name])
-        cursor = node.end_lineno or node.lineno
-    if not replaced:  # only helpers the file lacks: before their first use or definition
-        first = min(
-            (
-                _first_line(n)
-                for n in original_tree.body
-                if isinstance(n, _DEFINITION) or _used_names(n) & missing
-            ),
-            default=len(lines) + 1,
-        )
-        out.extend([*lines[: first - 1], "\n\n".join(added), "", ""])
-        cursor = first - 1
-    out.extend(lines[cursor:])
-    if imports:
-        at = _import_line(original_tree)
-        out[at:at] = imports if at else [*imports, "", ""]
-    return "\n".join(out).rstrip("\n") + "\n", set(rewritten) | missing
-
-
-def _imported(tree: ast.Module) -> set[str]:
-    """The names `tree`'s top-level imports bind."""
-    return {
-        (alias.asname or alias.name).split(".")[0]
-        for node in tree.body
-        if isinstance(node, _IMPORT)
-        for alias in node.names
-    }
-
-
-def _used_names(tree: ast.AST) -> set[str]:
-    """The names `tree`'s code reads (calls included)."""
-    return {
-        node.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
-
-
-def _import_line(tree: ast.Module) -> int:
-    """The line after which new imports go: the last import's, or the module docstring's."""
-    body = tree.body
-    last = max((n.end_lineno or 0 for n in body if isinstance(n, _IMPORT)), default=0)
-    if last or not body:
-        return last
-    first = body[0]
-    return (first.end_lineno or 0) if _is_docstring(first) else 0
 
 
 @dataclass(frozen=True)
@@ -219,7 +103,7 @@ class WrittenDefinitions:
     def _changes_nothing(self, code: str) -> str:
         """What to tell of a block that only defines names and writes no task file's code
         ("" for any other block: one that runs or prints something, or does not parse)."""
-        names = _only_defined(code)
+        names = only_defined(code)
         if not names:
             return ""
         listed = ", ".join(f"{name}()" for name in names)
@@ -250,14 +134,14 @@ class WrittenDefinitions:
         for path in dict.fromkeys(p for p in paths if p.endswith(".py")):
             tree = self._tree(path)
             for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, _DEFINITION) and node.name in names:
+                if isinstance(node, DEFINITION) and node.name in names:
                     owners.setdefault(node.name, path)
         return owners
 
     def _top_level(self, path: str) -> list[str]:
         tree = self._tree(path)
         body = tree.body if tree is not None else []
-        return [node.name for node in body if isinstance(node, _DEFINITION)]
+        return [node.name for node in body if isinstance(node, DEFINITION)]
 
     def _tree(self, path: str) -> ast.Module | None:
         try:
@@ -294,12 +178,12 @@ class WrittenDefinitions:
                 original = self.context.workspace.read_text(path)
             except (OSError, NotTextError, ValueError):
                 continue
-            merge = _merge(original, code)
-            names = set() if merge is None else merge[1] - taken
-            if merge is None or not names:
+            merged = merge(original, code)
+            names = set() if merged is None else merged.names - taken
+            if merged is None or not names:
                 continue
             taken |= names
-            found.append(WrittenFile(path, ", ".join(sorted(names)), original, merge[0]))
+            found.append(WrittenFile(path, ", ".join(sorted(names)), original, merged.text))
         return found
 
     def _again(self, path: str, text: str) -> str:
@@ -335,26 +219,6 @@ class WrittenDefinitions:
         text = f"Your code writes {listed} exactly as {path} has it now: nothing to propose."
         still = still_failing(applied.check) if applied is not None else ""
         return f"{text} {still} Change {listed} so that they pass." if still else text
-
-
-def _only_defined(code: str) -> list[str]:
-    """The names a block's top level defines when that is all it does (definitions, imports,
-    constants, a docstring); [] when it also runs something, or does not parse."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return []
-    names: list[str] = []
-    for node in tree.body:
-        if isinstance(node, _DEFINITION):
-            names.append(node.name)
-        elif not (isinstance(node, _IMPORT) or _is_constant(node) or _is_docstring(node)):
-            return []
-    return names
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
 
 
 def _named(owners: dict[str, str], paths: list[str]) -> str:

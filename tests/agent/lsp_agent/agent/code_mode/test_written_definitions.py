@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions, merged_source
+from lsp_agent.agent.code_mode.source_merge import merged_source
+from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
 from tests.tool_context import tool_context
 from tools.workspace import DiskWorkspace
 

@@ -1,0 +1,54 @@
+"""A block's methods, written as top-level functions, merge into their class
+(`code_mode.source_merge`): Qwen2.5-Coder-1.5B wrote Hangman's methods one at a time that way."""
+
+from __future__ import annotations
+
+from lsp_agent.agent.code_mode.source_merge import merge, merged_source
+
+HANGMAN = (
+    "STATUS_ONGOING = 'ongoing'\n\n\nclass Hangman:\n    def __init__(self, word):\n"
+    "        self.remaining_guesses = 9\n\n    def guess(self, char):\n        pass\n\n"
+    "    def get_status(self):\n        pass\n"
+)
+
+
+def test_a_method_written_at_the_top_level_replaces_the_class_s_own() -> None:
+    block = (
+        "def guess(self, char):\n    if char not in self.word:\n"
+        "        self.remaining_guesses -= 1\n\nprint(guess)\n"
+    )
+    merged = merge(HANGMAN, block)
+    assert merged is not None and merged.names == {"Hangman.guess"}
+    assert merged.text == (
+        "STATUS_ONGOING = 'ongoing'\n\n\nclass Hangman:\n    def __init__(self, word):\n"
+        "        self.remaining_guesses = 9\n\n    def guess(self, char):\n"
+        "        if char not in self.word:\n            self.remaining_guesses -= 1\n\n"
+        "    def get_status(self):\n        pass\n"
+    )
+    namespace: dict[str, object] = {}
+    exec(compile(merged.text, "hangman.py", "exec"), namespace)  # it is still Python
+
+
+def test_a_method_brings_its_helpers_before_the_class_and_two_methods_merge_at_once() -> None:
+    block = (
+        "MASK = '_'\n\ndef hide(word):\n    return MASK * len(word)\n\n"
+        "def get_status(self):\n    return STATUS_ONGOING\n\n"
+        "def guess(self, char):\n    self.remaining_guesses -= 1\n"
+    )
+    merged = merge(HANGMAN, block)
+    assert merged is not None and merged.names == {"Hangman.guess", "Hangman.get_status"}
+    text = merged.text
+    assert text.index("def hide(word):") < text.index("class Hangman:")
+    assert "    def get_status(self):\n        return STATUS_ONGOING\n" in text
+    assert "    def guess(self, char):\n        self.remaining_guesses -= 1\n" in text
+    assert text.count("def guess") == 1 and "MASK = '_'" in text
+
+
+def test_only_a_self_method_of_one_class_is_merged() -> None:
+    assert merged_source(HANGMAN, "def guess(char):\n    return char\n") is None  # no self
+    two = HANGMAN + "\n\nclass Other:\n    def guess(self, char):\n        pass\n"
+    assert merged_source(two, "def guess(self, char):\n    return 1\n") is None  # which?
+    # the whole class written: the class is replaced, its method is not merged twice
+    whole = "class Hangman:\n    def guess(self, char):\n        return 1\n"
+    merged = merge(HANGMAN, whole + "\ndef guess(self, char):\n    return 2\n")
+    assert merged is not None and merged.names == {"Hangman"}

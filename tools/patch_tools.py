@@ -30,6 +30,7 @@ from tools.patches import (
     rebase,
     refuse_broken_python,
     still_failing,
+    text_elsewhere,
     whole_definition_reading,
 )
 
@@ -132,7 +133,15 @@ class ProposePatch(ProposalTool):
 
     def forward(self, path: str, old: str, new: str) -> dict[str, Any]:
         workspace = self.context.workspace
-        plain = apply_search_replace(path, old, new, workspace)
+        try:
+            plain = apply_search_replace(path, old, new, workspace)
+        except PatchError as exc:
+            if exc.error_type is ErrorType.PATCH_DOES_NOT_APPLY:
+                known = [*self.context.task_files, *sorted(self.context.seen_paths)]
+                elsewhere = text_elsewhere(old, path, known, workspace)
+                if elsewhere:
+                    exc.message = f"{exc.message} {elsewhere}"
+            raise
         result = whole_definition_reading(path, old, new, plain, workspace)
         return self.proposal(result.diff, result)
 

@@ -13,6 +13,8 @@
 - `writer`: the `PatchWriter` Protocol hosts implement, and `DiskPatchWriter` (all files or
   none);
 - `hunk_choice`: which hunks of a patch an editor kept (`hunks_in`);
+- `other_files`: `text_elsewhere`, which other known file holds a search/replace `old`
+  that its own file lacks;
 - `undo`: what a job wrote (`WriteJournal`, filled by `RecordingWriter`) and `plan_undo`,
   its reverse against the files as they are now (like `git apply -R`).
 
@@ -40,6 +42,7 @@ from tools.patches.model import (
     render_unified_diff,
     unified_hunks,
 )
+from tools.patches.other_files import text_elsewhere
 from tools.patches.python_syntax import refuse_broken_python
 from tools.patches.search_replace import (
     SearchReplace,
@@ -109,6 +112,7 @@ __all__ = [
     "search_replace",
     "search_replace_diff",
     "still_failing",
+    "text_elsewhere",
     "unified_hunks",
     "whole_definition_reading",
     "workspace_reader",

@@ -230,3 +230,36 @@ def test_propose_function_writes_one_definition_anew(tmp_repo: Path, gate: Gate,
     assert (tmp_repo / CALC).read_text() == ORIGINAL, "proposing never writes"
     refused = json.loads(tool(path=CALC, name="sub", code="def sub(a, b):\n    return a - b"))
     assert refused["error"] == "invalid_argument" and "It defines: add." in refused["message"]
+
+
+def test_old_text_of_another_known_file_is_said_to_be_there(
+    tmp_path: Path, gate: Gate, box: FakeSandbox
+) -> None:
+    # pascals-triangle: `old` was the test file's expected rows, written on one line
+    (tmp_path / "pascal.py").write_text("def rows(n):\n    return [1]\n", encoding="utf-8")
+    (tmp_path / "pascal_test.py").write_text(
+        "TRIANGLE = [\n    [1],\n    [1, 1],\n    [1, 2, 1],\n]\n", encoding="utf-8"
+    )
+    (tmp_path / "notes.py").write_text("ROWS = '[1], [1, 1], [1, 2, 1]'\n", encoding="utf-8")
+    context = tool_context(DiskWorkspace(tmp_path), approvals=gate, sandbox_factory=lambda: box)
+    context.task_files = ("pascal.py", "pascal_test.py")
+    propose = tools_for(context)["propose_patch"]
+    old = "[1], [1, 1], [1, 2, 1]"
+    error = _message(propose.call({"path": "pascal.py", "old": old, "new": "[1], [1, 1]"}))
+    assert error.endswith(
+        "It is text of pascal_test.py (line 2), not of pascal.py. Tests are not changed: "
+        "change the code in pascal.py so that they pass (read it first)."
+    )
+    context.task_files = ("pascal.py",)
+    context.seen_paths.add("notes.py")  # a file the job read, not a test
+    error = _message(propose.call({"path": "pascal.py", "old": old, "new": "x"}))
+    assert error.endswith('not of pascal.py. To change it there, propose it with path="notes.py".')
+    error = _message(propose.call({"path": "pascal.py", "old": "return [2]", "new": "x"}))
+    assert "It is text of" not in error
+
+
+def _message(observation: str) -> str:
+    """The error message of a failed call's observation (its first line is the JSON)."""
+    error = json.loads(observation.splitlines()[0])
+    assert error["error"] == "patch_does_not_apply", error
+    return str(error["message"])

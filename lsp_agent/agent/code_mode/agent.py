@@ -33,7 +33,6 @@ from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.observations import summarize_observation
 from lsp_agent.agent.planning import PlanReplyLimitMixin
 from lsp_agent.agent.steps import StepMonitor, job_notes
-from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.models.robust.fresh import DecodesAgain
 from sandbox.code import CodeSession
@@ -154,7 +153,11 @@ class CodeMode:
         return code_model_templates()
 
     def fixed_tokens(self, tools: list[Any], templates: dict[str, Any]) -> int:
-        return int(len(code_system_prompt(tools)) / CHARS_PER_TOKEN)
+        """None besides the history: code mode sends no tool schemas, and its system prompt
+        (the tools' signatures) is the history's first message, counted there. Counted here
+        too, it took 826 tokens of the budget twice, and bottle-song's first observation was
+        masked before the model read it."""
+        return 0
 
     def monitor(self, run: Any, budget: ContextBudget) -> StepMonitor:
         context = run.context

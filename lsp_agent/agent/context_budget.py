@@ -10,7 +10,6 @@ history stays well formed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,21 +18,15 @@ from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage
 
 from lsp_agent.agent.observations import summarize_observation
-from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
+from lsp_agent.models.prompt_size import CHARS_PER_TOKEN, message_chars
 
 
-def estimate_tokens(messages: Sequence[ChatMessage], fixed_tokens: int = 0) -> int:
-    """A cheap, conservative token estimate of a request: characters / 2.2 plus fixed text."""
-    chars = 0
-    for message in messages:
-        content = message.content
-        if isinstance(content, str):
-            chars += len(content)
-        elif isinstance(content, list):
-            chars += sum(len(str(part.get("text", ""))) for part in content)
-        for call in message.tool_calls or []:
-            chars += len(call.function.name) + len(json.dumps(call.function.arguments, default=str))
-    return fixed_tokens + int(chars / CHARS_PER_TOKEN) + 4 * len(messages)
+def estimate_tokens(
+    messages: Sequence[ChatMessage], fixed_tokens: int = 0, chars_per_token: float = CHARS_PER_TOKEN
+) -> int:
+    """A cheap, conservative token estimate of a request: characters / `chars_per_token`
+    (2.2 unless the job measured its model's) plus fixed text."""
+    return fixed_tokens + int(message_chars(messages) / chars_per_token) + 4 * len(messages)
 
 
 def mask_line(step: ActionStep) -> str:
@@ -56,6 +49,8 @@ class ContextBudget:
     fixed_tokens: int = 0
     masked_steps: set[int] = field(default_factory=set)
     last_estimate: int = 0
+    # what the model measured (`RobustModel.chars_per_token`), set by the step monitor
+    chars_per_token: float = CHARS_PER_TOKEN
 
     @classmethod
     def for_context(
@@ -66,7 +61,7 @@ class ContextBudget:
     def enforce(self, steps: Sequence[Any], messages: Callable[[], list[ChatMessage]]) -> int:
         """Mask oldest results until the estimate fits (recent steps last); return it."""
         actions = [s for s in steps if isinstance(s, ActionStep) and s.observations]
-        estimate = estimate_tokens(messages(), self.fixed_tokens)
+        estimate = estimate_tokens(messages(), self.fixed_tokens, self.chars_per_token)
         for keep in (self.keep_recent, 1, 0):
             candidates = actions[: max(len(actions) - keep, 0)]
             for step in candidates:
@@ -77,7 +72,7 @@ class ContextBudget:
                 step.observations = mask_line(step)
                 step.model_output = None
                 self.masked_steps.add(step.step_number)
-                estimate = estimate_tokens(messages(), self.fixed_tokens)
+                estimate = estimate_tokens(messages(), self.fixed_tokens, self.chars_per_token)
             if estimate <= self.budget_tokens:
                 break
         self.last_estimate = estimate

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
+from lsp_agent.models.prompt_size import CHARS_PER_TOKEN
 
 FILE_NAME = "AGENTS.md"
 MAX_TOKENS = 1500

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
+from lsp_agent.models.prompt_size import CHARS_PER_TOKEN
 from safety.secret_redaction import redact_secrets
 from safety.user_scope import require_data_dir
 

@@ -32,8 +32,8 @@ from smolagents.utils import AgentError
 
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import message_text
+from lsp_agent.models.prompt_size import CHARS_PER_TOKEN
 from lsp_agent.models.robust import EMPTY_TEXT_REPLY, FAILED_TEXT_PREFIX
 
 PLAN_INITIAL = (

@@ -191,6 +191,9 @@ class StepMonitor:
         self.tools_used.extend(calls)
         if step.is_final_answer:
             self.final_answer_given = True
+        measured = getattr(getattr(agent, "model", None), "chars_per_token", None)
+        if isinstance(measured, float):  # the model's own count of its requests
+            self.budget.chars_per_token = measured
         # smolagents appends `step` to memory only after the callbacks: count it too.
         self.budget.enforce(
             [*agent.memory.steps, step],

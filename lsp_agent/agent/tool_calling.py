@@ -18,8 +18,8 @@ from lsp_agent.agent.planning import PlanReplyLimitMixin
 from lsp_agent.agent.prompts import small_model_templates
 from lsp_agent.agent.stale_calls import stale_call
 from lsp_agent.agent.steps import StepMonitor, job_notes
-from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
 from lsp_agent.models.messages import memory_messages
+from lsp_agent.models.prompt_size import CHARS_PER_TOKEN
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.models.robust.fresh import DecodesAgain
 from lsp_agent.models.tool_schemas import compact_tool_schemas

@@ -36,6 +36,7 @@ from smolagents.models import (
 from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
+from lsp_agent.models.prompt_size import measured_chars_per_token, message_chars
 from lsp_agent.models.robust.call_checks import check_call
 from lsp_agent.models.robust.call_stats import reply_stats
 from lsp_agent.models.robust.failures import (
@@ -134,6 +135,9 @@ class RobustModel(Model):  # type: ignore[misc]
         self.stale_reply: StaleCheck | None = None
         self.input_tokens = 0
         self.output_tokens = 0
+        # characters a prompt token, as this model counted its requests (the least seen;
+        # None until one is measured, or for a model whose counts are estimates)
+        self.chars_per_token: float | None = None
         self.first_call_unreachable = False
 
     @property
@@ -237,6 +241,7 @@ class RobustModel(Model):  # type: ignore[misc]
         if usage is not None:
             self.input_tokens += usage.input_tokens
             self.output_tokens += usage.output_tokens
+            self._measure(messages, usage.input_tokens)
         text = content_text(reply.content)
         if tools is None:
             answer = text if text.strip() else EMPTY_TEXT_REPLY
@@ -244,6 +249,15 @@ class RobustModel(Model):  # type: ignore[misc]
                 role=MessageRole.ASSISTANT, content=answer, raw=reply.raw, token_usage=usage
             )
         return self._with_checked_calls(reply, text, tools, usage)
+
+    def _measure(self, messages: list[ChatMessage | dict[str, Any]], prompt_tokens: int) -> None:
+        """Keep the least characters-per-token ratio of a request (`prompt_size`)."""
+        if not getattr(self.inner, "counts_tokens", True):
+            return  # a scripted replay's counts are estimates themselves
+        ratio = measured_chars_per_token(message_chars(messages), prompt_tokens)
+        if ratio is not None:
+            known = self.chars_per_token
+            self.chars_per_token = ratio if known is None else min(known, ratio)
 
     def _with_checked_calls(
         self, reply: ChatMessage, text: str, tools: Mapping[str, Tool], usage: TokenUsage | None

@@ -87,6 +87,8 @@ class ScriptedModel(Model):  # type: ignore[misc]
     says the script stands for those decodes too.
     """
 
+    counts_tokens = False  # its token usage is characters / 4, not a count (`prompt_size`)
+
     def __init__(
         self,
         turns: Iterable[Any] = (),

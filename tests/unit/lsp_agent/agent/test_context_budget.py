@@ -53,3 +53,32 @@ def test_the_oldest_results_are_masked_first_and_the_recent_ones_kept() -> None:
         "(result shortened to save context; it began: f0.py (lines 1-80 of 80))"
     )
     assert steps[5].observations.startswith("f5.py") and len(steps[5].observations) > 2000
+
+
+def test_the_ratio_a_model_counted_sizes_the_budget() -> None:
+    from smolagents.models import ChatMessage, MessageRole
+
+    from lsp_agent.models.prompt_size import CHARS_PER_TOKEN, measured_chars_per_token
+    from lsp_agent.models.robust import RobustModel
+    from lsp_agent.models.scripted import ScriptedModel
+
+    # bottle-song: 10,500 characters that Qwen2.5-Coder-1.5B counted as 2,134 tokens
+    assert measured_chars_per_token(10_500, 2_134) == 4.0  # 4.4 after 10% off: at most 4
+    assert measured_chars_per_token(3_000, 1_000) == 2.7
+    assert measured_chars_per_token(1_000, 1_000) == CHARS_PER_TOKEN  # never below
+    assert measured_chars_per_token(1_000, 0) is None
+    steps = [step(i, "read_file", f"f{i}.py (lines 1-80 of 80)\n" + "x" * 2000) for i in range(6)]
+    budget = ContextBudget(budget_tokens=3500, keep_recent=3, chars_per_token=4.0)
+    assert budget.enforce(steps, lambda: [m for s in steps for m in action_messages(s)]) < 3500
+    assert budget.masked_steps == set()  # ~12,300 characters: 5,600 tokens at 2.2, 3,100 at 4
+
+    class Counted(ScriptedModel):
+        counts_tokens = True
+
+    request = [ChatMessage(role=MessageRole.USER, content="x" * 3000)]
+    scripted = RobustModel(ScriptedModel([{"text": "a"}]))
+    scripted.generate(request)
+    assert scripted.chars_per_token is None  # a script's counts are estimates
+    counted = RobustModel(Counted([{"text": "a"}, {"text": "b"}]))
+    counted.generate(request)  # the script counts 3,000 characters as 750 tokens
+    assert counted.chars_per_token == 3.6

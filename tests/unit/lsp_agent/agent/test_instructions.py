@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_agent.agent.instructions import MAX_TOKENS, load_instructions, task_message
-from lsp_agent.agent.token_estimate import CHARS_PER_TOKEN
+from lsp_agent.models.prompt_size import CHARS_PER_TOKEN
 
 
 def test_none_without_a_file(tmp_path: Path) -> None:

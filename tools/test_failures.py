@@ -83,18 +83,34 @@ def first_failure(output: str) -> str:
     none. Told only which tests still failed after its first version of say(),
     Qwen2.5-Coder-1.5B applied it and answered; told the error alone (`AssertionError: 0 !=
     14`), it could not tell which input gave it and wrote the same fix again."""
-    header = _TEST_HEADER.search(output)
-    if header is None:
-        return ""
-    section = output[header.end() :]
-    following = _TEST_HEADER.search(section)
-    section = section[: following.start()] if following else section
+    found = failures(output, 1)
+    return found[0] if found else ""
+
+
+def failures(output: str, limit: int) -> list[str]:
+    """The first `limit` failing tests of pytest's `output`, each in one line as
+    `first_failure` gives it. Shown one failing test of nine (test_blue_and_violet_and_blue),
+    Qwen2.5-Coder-1.5B wrote the same label() again and again (resistor-color-trio); the
+    expected values of a few tests show the rule ("33 ohms", "2 kiloohms", "470 kiloohms")."""
+    headers = list(_TEST_HEADER.finditer(output))
+    found: list[str] = []
+    for number, header in enumerate(headers):
+        end = headers[number + 1].start() if number + 1 < len(headers) else len(output)
+        line = _failure_line(header.group(1), output[header.end() : end])
+        if line:
+            found.append(line)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def _failure_line(test: str, section: str) -> str:
     error = _ERROR_LINE.search(section)
     if error is None:
         return ""
     failing = _FAILING_LINE.search(section[: error.start()])  # the test's own statement
     statement = f"`{failing.group(1).strip()}`: " if failing else ""
-    text = f"{header.group(1)}: {statement}{error.group(1).strip()}"
+    text = f"{test}: {statement}{error.group(1).strip()}"
     raised = list(_RAISED_AT.finditer(section))
     if raised:
         text += f" ({raised[-1].group(1)} line {raised[-1].group(2)})"

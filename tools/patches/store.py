@@ -18,8 +18,11 @@ from safety.unified_diff import exists_quietly
 from safety.validation import ValidationError
 from tools.patches.diff_apply import apply_diff
 from tools.patches.model import PatchError, PatchResult
-from tools.test_failures import first_failure
+from tools.test_failures import failures
 from tools.workspace import NotTextError, Workspace
+
+# Failing tests a patch still leaves that its next step names, one line each.
+SHOWN_FAILURES = 3
 
 PatchStatus = Literal["proposed", "applied", "rejected", "failed", "stale"]
 
@@ -271,14 +274,15 @@ def leaves_failures(check: object | None) -> bool:
 
 
 def still_failing(check: object | None) -> str:
-    """`3 tests still fail with the patch (first: T: error (f.py line 4)).`, or "" when its
-    check says none does. Told "applied: p1" after a first version of say() that fixed 3 of
-    20 tests, Qwen2.5-Coder-1.5B answered that say() was implemented."""
+    """`3 tests still fail with the patch (first: T: error (f.py line 4); then U: …).`, up
+    to `SHOWN_FAILURES` of them, or "" when its check says none does. Told "applied: p1"
+    after a first version of say() that fixed 3 of 20 tests, Qwen2.5-Coder-1.5B answered
+    that say() was implemented."""
     still = getattr(check, "still_failing", ())
     if not still:
         return ""
-    failure = first_failure(str(getattr(check, "output", "")))
-    first = f" (first: {failure})" if failure else ""
+    shown = failures(str(getattr(check, "output", "")), SHOWN_FAILURES)
+    first = f" (first: {'; then '.join(shown)})" if shown else ""
     return f"{len(still)} tests still fail with the patch{first}."
 
 

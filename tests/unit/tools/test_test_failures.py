@@ -167,3 +167,33 @@ def test_once_the_code_under_test_was_read_the_hint_is_to_change_it(tmp_path: Pa
     hint = next_step_after_failure(output, DiskWorkspace(root), read={"temperature.py"})
     assert "which you have read" in hint and "read_file" not in hint
     assert 'propose_patch(path="temperature.py", old="' in hint
+
+
+def test_a_patch_still_failing_names_its_first_three_failing_tests(tmp_path: Path) -> None:
+    # resistor-color-trio: one failing test of nine did not show the rule; three show more
+    from sandbox.protocol import PatchCheck
+    from tools.patches import still_failing
+    from tools.test_failures import failures
+
+    (tmp_path / "label.py").write_text("def label(n):\n    return f'{n} ohms'\n")
+    cases = [(1, "1 ohms"), (2000, "2 kiloohms"), (470000, "470 kiloohms"), (5, "5 megaohms")]
+    tests = "".join(
+        f"    def test_{n}(self):\n        self.assertEqual(label({n}), {expected!r})\n\n"
+        for n, expected in cases
+    )
+    (tmp_path / "label_test.py").write_text(
+        "import unittest\nfrom label import label\n\n\nclass LabelTest(unittest.TestCase):\n"
+        + tests
+    )
+    output = real_output(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    shown = failures(output, 3)
+    assert [line.split(":")[0] for line in shown] == [
+        "LabelTest.test_2000",
+        "LabelTest.test_470000",
+        "LabelTest.test_5",
+    ]
+    assert "AssertionError: '2000 ohms' != '2 kiloohms'" in shown[0]
+    check = PatchCheck(True, True, output, 0.1, still_failing=("a", "b", "c"))
+    text = still_failing(check)
+    assert text.startswith("3 tests still fail with the patch (first: LabelTest.test_2000: ")
+    assert text.count("; then LabelTest.") == 2 and text.endswith("(label_test.py line 16)).")

@@ -513,6 +513,13 @@ class ReadFileSnippet(AgentTool):
         # secret finds nothing (no oracle for the secret, one character a call)
         lines = text_lines(redact_secrets(text))
         hits = [i for i, line in enumerate(lines) if regex.search(line)]
+        literal = re.compile(re.escape(pattern))
+        if not hits and literal.pattern != regex.pattern:
+            # text with regex characters meant as text: `say(987654321123)` matched nothing
+            # as a regex (a group), nine steps in a row (Qwen2.5-Coder-1.5B, say)
+            hits = [i for i, line in enumerate(lines) if literal.search(line)]
+            if hits:
+                notes.append("(No line matches the pattern as a regex; matched it as text.)")
         if not hits:
             notes.insert(0, f"No lines in {canon} match {pattern!r} ({len(lines)} lines).")
             return " ".join(notes)

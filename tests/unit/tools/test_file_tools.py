@@ -468,6 +468,15 @@ def test_snippet_invalid_regex_falls_back_to_literal(tmp_repo: Path) -> None:
     assert "-- lines 1-2 --" in out
 
 
+def test_snippet_text_with_regex_characters_matches_as_text(tmp_repo: Path) -> None:
+    # say: `say(987654321123)` as a regex is a group, and matched nothing nine steps in a row
+    (tmp_repo / "say_test.py").write_text("x = [\n    say(987654321123),\n]\n")
+    out = make(ReadFileSnippet, tmp_repo).forward("say_test.py", "say(987654321123)")
+    assert "matched it as text" in out and "    say(987654321123)," in out
+    out = make(ReadFileSnippet, tmp_repo).forward("say_test.py", r"say\(\d+\)")  # a regex
+    assert "as text" not in out and "    say(987654321123)," in out
+
+
 def test_snippet_no_match_is_plain(tmp_repo: Path) -> None:
     out = make(ReadFileSnippet, tmp_repo).forward("pkg/calc.py", "multiply")
     assert out == "No lines in pkg/calc.py match 'multiply' (2 lines)."

@@ -42,9 +42,11 @@ from lsp_agent.agent.code_mode.source_merge import DEFINITION, merge, only_defin
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposeFile
-from tools.patches import StoredPatch, next_step, still_failing
+from tools.patches import StoredPatch, next_step, not_a_fix, still_failing
 from tools.test_failures import is_test_support
 from tools.workspace import NotTextError
+
+PATCH_TOOLS = ("propose", "apply_patch")  # calls after which a patch may leave failures
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,29 @@ class WrittenDefinitions:
             )
         if not notes and not calls:
             notes.append(self._changes_nothing(code))
+        if proposed or any(name.startswith(PATCH_TOOLS) for name in calls):
+            notes.append(self._write_whole())
         return "\n".join(note for note in notes if note), [self.proposer.name] * proposed
+
+    def _write_whole(self) -> str:
+        """After a step that proposed or applied a patch with which tests still fail: the
+        way code mode changes code best, said in its terms ("" when tests pass). Told "read
+        the code the failing test calls and propose a different change there", Qwen2.5-
+        Coder-1.5B wrote `def propose_patch(path, old, new): …` for twelve steps (hangman);
+        told "change the code again", it sent propose_patch an empty `old` (bank-account)."""
+        latest = self.context.patches.latest()
+        if latest is None or latest.status not in ("proposed", "applied"):
+            return ""
+        if not (still_failing(latest.check) or not_a_fix(latest.id, latest.check)):
+            return ""
+        path = next((f for f in latest.files if f.endswith(".py")), None)
+        defined = self._top_level(path) if path is not None else []
+        if not defined:
+            return ""
+        return (
+            f"To change {path} again, write the whole of {', '.join(defined[:3])} anew in one "
+            "block, with every part the failing tests use: it is proposed as a change."
+        )
 
     def _changes_nothing(self, code: str) -> str:
         """What to tell of a block that only defines names and writes no task file's code

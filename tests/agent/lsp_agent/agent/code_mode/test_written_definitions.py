@@ -165,3 +165,29 @@ def test_a_block_that_only_defines_a_test_is_told_it_changes_no_file(tmp_path: P
     unrelated, _ = written('"""Doc."""\nimport os\nX = 1\n\n\ndef helper():\n    return 1\n', [])
     assert unrelated.startswith("Your code only defines helper(): ")
     assert "tests are not changed" not in unrelated
+
+
+def test_after_a_patch_that_leaves_failures_the_step_is_told_to_write_it_whole(
+    tmp_path: Path,
+) -> None:
+    # hangman: told to "propose a different change", the model wrote `def propose_patch`
+    from sandbox.protocol import PatchCheck
+    from tools.patches import apply_whole_file
+
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say.py",)
+    new = STUB.replace("    pass\n", "    return 'two'\n", 1)
+    result = apply_whole_file("say.py", new, context.workspace, 200)
+    check = PatchCheck(True, True, "", 0.1, still_failing=("say_test.py::SayTest::test_one",))
+    patch = context.patches.add(result.diff, result, check)
+    context.patches.set_status(patch.id, "applied")
+    written = WrittenDefinitions(context)
+    note, calls = written('print(apply_patch(patch_id="p1"))', ["apply_patch"])
+    assert calls == [] and note == (
+        "To change say.py again, write the whole of say, Speaker anew in one block, with "
+        "every part the failing tests use: it is proposed as a change."
+    )
+    assert written("print(read_file(path='say.py'))", ["read_file"]) == ("", [])
+    passing = context.patches.add(result.diff, result, PatchCheck(True, True, "", 0.1))
+    assert passing.id == "p2"
+    assert written('print(apply_patch(patch_id="p2"))', ["apply_patch"]) == ("", [])

@@ -97,10 +97,12 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         added, calls = self.after_step(code_action, self.last_calls)
         self.last_calls += calls
         logs = self._bounded(outcome.logs)
-        if outcome.error is not None:
+        if outcome.error is not None and not calls:
             self.state["_print_outputs"] = logs
             error = self._bounded(outcome.error)
             raise CodeStepError(_joined(error, _no_repository_hint(error), added))
+        if outcome.error is not None:  # the block's definitions were proposed: that counts
+            logs = _joined(logs, _aside(self._bounded(outcome.error)))
         logs = _joined(logs, added)
         self.state["_print_outputs"] = logs
         output = None if outcome.output is None else self._bounded(outcome.output)
@@ -209,6 +211,19 @@ def _no_repository_hint(error: str) -> str:
     steps (parallel-letter-frequency)."""
     missing = ("FileNotFoundError", "NotADirectoryError", "No such file or directory")
     return NO_REPOSITORY if any(sign in error for sign in missing) else ""
+
+
+def _aside(error: str) -> str:
+    """A step error told beside a proposal of the step's definitions, not as the step's
+    failure: `class MeteredFile(io.BufferedRandom)` in a block without `import io` raised
+    NameError in the container, while the proposed paasio.py imports io; told the NameError
+    as the step's error ("Fix the code and try again"), Qwen2.5-Coder-1.5B wrote the class
+    again for four steps instead of reading the proposal's check."""
+    last = error.strip().splitlines()[-1] if error.strip() else error
+    return (
+        f"(Running the block by itself raised {last}. That does not matter for the proposal "
+        "below: the proposed file keeps its own imports, and its check ran the tests.)"
+    )
 
 
 def _assigned_names(code: str) -> set[str]:

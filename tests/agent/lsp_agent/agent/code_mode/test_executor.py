@@ -168,3 +168,25 @@ def test_an_error_of_a_file_the_container_lacks_says_how_to_read_one(tmp_repo: P
     with pytest.raises(CodeStepError) as raised:
         executor("print(x)")
     assert str(raised.value) == "NameError: name 'x' is not defined"
+
+
+def test_a_block_whose_definitions_were_proposed_is_not_failed_by_its_own_run(
+    tmp_repo: Path,
+) -> None:
+    # paasio: `class MeteredFile(io.BufferedRandom)` without `import io` in the block
+    from sandbox.code.session import StepOutcome
+
+    executor, _ = executor_for(tmp_repo, [])
+
+    def failing(code: str, serve: object) -> StepOutcome:
+        return StepOutcome(error="NameError: name 'io' is not defined")
+
+    executor.session.run_step = failing  # type: ignore[method-assign,assignment]
+    executor.after_step = lambda code, calls: ("Your code writes MeteredFile …", ["propose_file"])
+    output = executor("class MeteredFile(io.BufferedRandom):\n    pass\n")
+    assert output.logs == (
+        "(Running the block by itself raised NameError: name 'io' is not defined. That does "
+        "not matter for the proposal below: the proposed file keeps its own imports, and its "
+        "check ran the tests.)\nYour code writes MeteredFile …"
+    )
+    assert executor.last_calls == ["propose_file"]

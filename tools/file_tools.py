@@ -513,13 +513,13 @@ class ReadFileSnippet(AgentTool):
         # secret finds nothing (no oracle for the secret, one character a call)
         lines = text_lines(redact_secrets(text))
         hits = [i for i, line in enumerate(lines) if regex.search(line)]
-        literal = re.compile(re.escape(pattern))
-        if not hits and literal.pattern != regex.pattern:
-            # text with regex characters meant as text: `say(987654321123)` matched nothing
-            # as a regex (a group), nine steps in a row (Qwen2.5-Coder-1.5B, say)
-            hits = [i for i, line in enumerate(lines) if literal.search(line)]
+        for text, how in _text_readings(pattern):
+            if hits or re.escape(text) == regex.pattern:
+                break
+            found = re.compile(re.escape(text))
+            hits = [i for i, line in enumerate(lines) if found.search(line)]
             if hits:
-                notes.append("(No line matches the pattern as a regex; matched it as text.)")
+                notes.append(f"(No line matches the pattern as a regex; matched {how}.)")
         if not hits:
             notes.insert(0, f"No lines in {canon} match {pattern!r} ({len(lines)} lines).")
             return " ".join(notes)
@@ -535,6 +535,19 @@ class ReadFileSnippet(AgentTool):
             + "\n"
             + render_blocks(canon, lines, blocks, hits=hits, limits=limits, header=header)
         )
+
+
+def _text_readings(pattern: str) -> list[tuple[str, str]]:
+    """What a pattern that matches nothing as a regex may mean, as text: itself (`say(987654321123)`
+    is a regex group, and matched nothing nine steps in a row), or a test id's last part
+    (`say_test.py::SayTest::test_a_big_number`, copied from a check's list of failing tests,
+    three patterns in a loop until the loop guard stopped the run: Qwen2.5-Coder-1.5B, say)."""
+    readings = [(pattern, "it as text")]
+    if "::" in pattern:
+        name = pattern.rsplit("::", 1)[-1].strip()
+        if name:
+            readings.append((name, f"{name!r}, the test id's last part"))
+    return readings
 
 
 def compile_or_literal(pattern: str) -> tuple[re.Pattern[str], str]:

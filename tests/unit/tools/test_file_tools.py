@@ -475,6 +475,12 @@ def test_snippet_text_with_regex_characters_matches_as_text(tmp_repo: Path) -> N
     assert "matched it as text" in out and "    say(987654321123)," in out
     out = make(ReadFileSnippet, tmp_repo).forward("say_test.py", r"say\(\d+\)")  # a regex
     assert "as text" not in out and "    say(987654321123)," in out
+    # a test id copied from a check's list of failing tests: its last part
+    (tmp_repo / "say_test.py").write_text(
+        "class SayTest:\n    def test_one(self):\n        x = 1\n"
+    )
+    out = make(ReadFileSnippet, tmp_repo).forward("say_test.py", "say_test.py::SayTest::test_one")
+    assert "matched 'test_one', the test id's last part" in out and "        x = 1" in out
 
 
 def test_snippet_no_match_is_plain(tmp_repo: Path) -> None:

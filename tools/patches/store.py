@@ -193,6 +193,22 @@ class PatchStore:
                 return patch
         return None
 
+    def pending_text(self, path: str, now: str) -> str | None:
+        """What the latest patch of `path` makes of it while that patch is proposed (not
+        applied, rejected or failed) and made against `path` as it is (`now`); None
+        otherwise. Code mode builds on it: Qwen2.5-Coder-1.5B wrote Hangman's three methods
+        in three steps, each proposed alone against the stub, and applied none."""
+        for patch in reversed(self.all()):
+            if path not in patch.files:
+                continue
+            if patch.status != "proposed":
+                return None
+            changed = next((f for f in patch.result.files if f.path == path), None)
+            if changed is None or changed.before != now or changed.after is None:
+                return None
+            return changed.after
+        return None
+
     def facts(self) -> list[str]:
         """What the run did to the files, one sentence each, from the store alone: what a
         front end says beside the model's answer, which may claim anything."""

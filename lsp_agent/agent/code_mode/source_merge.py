@@ -104,6 +104,14 @@ def merge(original: str, block: str) -> Merged | None:
     missing = {n.name for n in written} & lacking
     if not replacements and not missing:
         return None
+    # a constant the file assigns, written again: in its place, not a second time
+    assigned = {name: n for n in original_tree.body if (name := _constant_name(n))}
+    constants = [n for n in block_tree.body if _is_constant(n) and _constant_name(n) in assigned]
+    for constant in constants:
+        old = assigned[_constant_name(constant)]
+        replacements.append(
+            _Replacement(_first_line(old), _end(old), _segment(block_lines, constant), old)
+        )
     lines = original.splitlines()
     present = {line.strip() for line in lines}
     imports = [
@@ -115,7 +123,7 @@ def merge(original: str, block: str) -> Merged | None:
         _segment(block_lines, n)
         for n in block_tree.body
         if (isinstance(n, DEFINITION) and n.name not in defined and n.name not in rewritten_methods)
-        or _is_constant(n)
+        or (_is_constant(n) and n not in constants)
     ]
     out: list[str] = []
     cursor = 0  # lines of `original` copied so far
@@ -144,6 +152,14 @@ def merge(original: str, block: str) -> Merged | None:
         out[at:at] = imports if at else [*imports, "", ""]
     names = {n.name for n in written if n.name in defined} | missing
     return Merged("\n".join(out).rstrip("\n") + "\n", names | set(rewritten_methods.values()))
+
+
+def _constant_name(node: ast.stmt) -> str:
+    """The one name a top-level assignment binds ("" for any other statement)."""
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    if isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else ""
 
 
 def _end(node: ast.stmt) -> int:

@@ -15,7 +15,9 @@ the block is read as what it is, the implementation it means:
   example calls and prints do not. A block that defines only a helper the file calls and
   lacks is proposed the same way: told that `say_chunk` is not defined (its applied say()
   called it), the model wrote `say_chunk` alone, five steps in a row, and nothing was
-  proposed;
+  proposed. The definitions go into the file as the latest proposal of it has it while that
+  is pending (proposed, not applied): the model wrote Hangman's three methods in three
+  steps, each proposed alone against the stub, and applied none;
 - the proposal goes through `propose_file`'s `InstrumentedTool` like any call the model makes
   (validated, policy-checked, traced, checked in the sandbox) and its result is added to the
   step's observation with the `apply_patch` call it needs. Nothing is applied: applying is
@@ -202,7 +204,9 @@ class WrittenDefinitions:
                 original = self.context.workspace.read_text(path)
             except (OSError, NotTextError, ValueError):
                 continue
-            merged = merge(original, code)
+            # on the file as a pending proposal has it: methods written one a step add up
+            base = self.context.patches.pending_text(path, original) or original
+            merged = merge(base, code)
             names = set() if merged is None else merged.names - taken
             if merged is None or not names:
                 continue

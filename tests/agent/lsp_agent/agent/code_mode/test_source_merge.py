@@ -52,3 +52,11 @@ def test_only_a_self_method_of_one_class_is_merged() -> None:
     whole = "class Hangman:\n    def guess(self, char):\n        return 1\n"
     merged = merge(HANGMAN, whole + "\ndef guess(self, char):\n    return 2\n")
     assert merged is not None and merged.names == {"Hangman"}
+
+
+def test_a_constant_the_file_assigns_is_written_in_its_place() -> None:
+    original = "ONES = []\n\n\ndef say(n):\n    pass\n"
+    merged = merged_source(original, "ONES = ['zero']\n\ndef say(n):\n    return ONES[n]\n")
+    assert merged == "ONES = ['zero']\n\n\ndef say(n):\n    return ONES[n]\n"
+    # a constant alone merges nothing: it comes along with a definition
+    assert merged_source(original, "ONES = ['zero']\n") is None

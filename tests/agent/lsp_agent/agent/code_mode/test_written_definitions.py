@@ -76,8 +76,8 @@ def test_a_step_writing_the_stub_proposes_the_file_and_applies_nothing(tmp_path:
     assert "def spell(n):" in context.patches.get("p1").result.diff
     assert context.state.summary()["tool_calls"] == 1  # through the wrapper, recorded
     again, calls = WrittenDefinitions(context)(BLOCK, [])  # the same code once more
-    assert calls == [] and again.startswith(
-        "Your code writes say of say.py as p1 already proposes it: nothing new to propose."
+    assert calls == [] and again.startswith(  # on p1's text: its helper is the file's now
+        "Your code writes say, spell of say.py as p1 already proposes it: nothing new to propose."
     )
     assert again.endswith('Next: apply it with apply_patch(patch_id="p1").'), again
     assert [p.id for p in context.patches.all()] == ["p1"]
@@ -191,3 +191,27 @@ def test_after_a_patch_that_leaves_failures_the_step_is_told_to_write_it_whole(
     passing = context.patches.add(result.diff, result, PatchCheck(True, True, "", 0.1))
     assert passing.id == "p2"
     assert written('print(apply_patch(patch_id="p2"))', ["apply_patch"]) == ("", [])
+
+
+def test_methods_written_one_a_step_add_up_on_the_pending_proposal(tmp_path: Path) -> None:
+    # hangman: three methods in three steps, each proposed alone against the stub
+    (tmp_path / "game.py").write_text(
+        "class Game:\n    def guess(self, c):\n        pass\n\n    def status(self):\n"
+        "        pass\n",
+        encoding="utf-8",
+    )
+    context = tool_context(DiskWorkspace(tmp_path))
+    context.task_files = ("game.py",)
+    written = WrittenDefinitions(context)
+    written("def guess(self, c):\n    self.last = c\n", [])
+    written("def status(self):\n    return self.last\n", [])
+    _, p2 = context.patches.all()
+    after = {f.path: f.after for f in p2.result.files}["game.py"]
+    assert after is not None
+    assert "self.last = c" in after and "return self.last" in after  # p2 holds both
+    context.patches.set_status(p2.id, "rejected")  # no longer pending: the file again
+    written("def status(self):\n    return 1\n", [])
+    p3 = context.patches.all()[-1]
+    after = {f.path: f.after for f in p3.result.files}["game.py"]
+    assert after is not None and "self.last = c" not in after and "return 1" in after
+    assert (tmp_path / "game.py").read_text(encoding="utf-8").count("pass") == 2  # unchanged

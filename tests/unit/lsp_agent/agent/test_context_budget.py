@@ -82,3 +82,21 @@ def test_the_ratio_a_model_counted_sizes_the_budget() -> None:
     counted = RobustModel(Counted([{"text": "a"}, {"text": "b"}]))
     counted.generate(request)  # the script counts 3,000 characters as 750 tokens
     assert counted.chars_per_token == 3.6
+
+
+def test_once_over_budget_older_results_are_masked_in_one_go_not_one_a_step() -> None:
+    # hangman: one result masked a step, 3,400 of 5,300 prompt tokens evaluated again each step
+    from lsp_agent.agent.context_budget import LOW_WATER
+
+    budget = ContextBudget(budget_tokens=3000, keep_recent=2)
+    steps: list[ActionStep] = []
+    maskings = 0
+    for number in range(12):
+        steps.append(step(number, "read_file", f"f{number}.py\n" + "x" * 600))
+        before = len(budget.masked_steps)
+        estimate = budget.enforce(steps, lambda: [m for s in steps for m in action_messages(s)])
+        assert estimate <= 3000
+        maskings += len(budget.masked_steps) > before
+        if len(budget.masked_steps) > before:
+            assert estimate <= 3000 * LOW_WATER  # room to grow before the next masking
+    assert len(budget.masked_steps) >= 4 and maskings < len(budget.masked_steps)

@@ -230,7 +230,7 @@ def only_defined(code: str) -> list[str]:
             names.append(node.name)
         elif not (isinstance(node, _IMPORT) or _is_constant(node) or _is_docstring(node)):
             return []
-    return names
+    return list(dict.fromkeys(names))
 
 
 def _is_docstring(node: ast.stmt) -> bool:

@@ -151,7 +151,9 @@ class WrittenDefinitions:
                 f" To change {target}, write the whole of {', '.join(defined[:3])} in a "
                 f"block: it is proposed as a change to {target}."
             )
-        return text
+        # counted by the loop guard like a proposal: the same test written out for ten
+        # steps ran to the time limit (sublist)
+        return text + self._again(target or "", code)
 
     def _owners(self, names: list[str]) -> dict[str, str]:
         """Which read or task file (tests included) defines each of `names`, at any depth."""

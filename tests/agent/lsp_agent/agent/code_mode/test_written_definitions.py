@@ -215,3 +215,17 @@ def test_methods_written_one_a_step_add_up_on_the_pending_proposal(tmp_path: Pat
     after = {f.path: f.after for f in p3.result.files}["game.py"]
     assert after is not None and "self.last = c" not in after and "return 1" in after
     assert (tmp_path / "game.py").read_text(encoding="utf-8").count("pass") == 2  # unchanged
+
+
+def test_the_same_definitions_only_block_again_and_again_is_warned_then_stopped(
+    tmp_path: Path,
+) -> None:
+    # sublist: the failing test written out as functions for ten steps, to the time limit
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say.py",)
+    written = WrittenDefinitions(context)
+    block = "def test_one(self):\n    pass\n\ndef test_one(self):\n    pass\n"
+    notes = [written(block, [])[0] for _ in range(5)]
+    assert notes[0].startswith("Your code only defines test_one(): ")  # named once
+    assert any("[warning]" in note for note in notes)
+    assert context.state.stopped

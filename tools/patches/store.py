@@ -193,6 +193,14 @@ class PatchStore:
                 return patch
         return None
 
+    def leaving_failures(self) -> StoredPatch | None:
+        """The latest patch when it is proposed or applied and tests fail with it (still, or
+        newly broken); None otherwise."""
+        latest = self.latest()
+        if latest is None or latest.status not in ("proposed", "applied"):
+            return None
+        return latest if leaves_failures(latest.check) else None
+
     def pending_text(self, path: str, now: str) -> str | None:
         """What the latest patch of `path` makes of it while that patch is proposed (not
         applied, rejected or failed) and made against `path` as it is (`now`); None

@@ -44,7 +44,7 @@ from lsp_agent.agent.code_mode.source_merge import DEFINITION, merge, only_defin
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposeFile
-from tools.patches import StoredPatch, next_step, not_a_fix, still_failing
+from tools.patches import StoredPatch, next_step, still_failing
 from tools.test_failures import is_test_support
 from tools.workspace import NotTextError
 
@@ -112,10 +112,8 @@ class WrittenDefinitions:
         the code the failing test calls and propose a different change there", Qwen2.5-
         Coder-1.5B wrote `def propose_patch(path, old, new): …` for twelve steps (hangman);
         told "change the code again", it sent propose_patch an empty `old` (bank-account)."""
-        latest = self.context.patches.latest()
-        if latest is None or latest.status not in ("proposed", "applied"):
-            return ""
-        if not (still_failing(latest.check) or not_a_fix(latest.id, latest.check)):
+        latest = self.context.patches.leaving_failures()
+        if latest is None:
             return ""
         path = next((f for f in latest.files if f.endswith(".py")), None)
         defined = self._top_level(path) if path is not None else []

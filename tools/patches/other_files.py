@@ -6,12 +6,17 @@ file's expected rows, written on one line. "'old' was not found in pascals_trian
 and the file's closest lines did not tell it why; it read the file and sent the same call
 until the loop guard stopped the run. Said where the text is, and that a test file is not
 the thing to change, the mistake has a way out.
+
+The search is no oracle: sensitive files (`.env`, keys) are never read, and a file is
+searched as the read tools show it, its secrets redacted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from safety.secret_redaction import redact_secrets
+from safety.sensitive import DEFAULT_SENSITIVE
 from tools.test_failures import is_test_support
 from tools.workspace import NotTextError, Workspace
 
@@ -25,10 +30,10 @@ def text_elsewhere(old: str, path: str, others: Iterable[str], workspace: Worksp
     if len(wanted) < MIN_CHARS:
         return ""
     for other in dict.fromkeys(others):
-        if other == path:
+        if other == path or DEFAULT_SENSITIVE.match(other) is not None:
             continue
         try:
-            text = workspace.read_text(other)
+            text = redact_secrets(workspace.read_text(other))
         except (OSError, NotTextError, ValueError):
             continue
         line = _line_of(wanted, text)

@@ -258,6 +258,26 @@ def test_old_text_of_another_known_file_is_said_to_be_there(
     assert "It is text of" not in error
 
 
+def test_where_else_old_text_is_never_tells_of_a_secret_or_a_sensitive_file(
+    tmp_path: Path, gate: Gate, box: FakeSandbox
+) -> None:
+    # no oracle: a model probing for a key one guess at a time learns nothing
+    secret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+    (tmp_path / "app.py").write_text("def run():\n    return 1\n", encoding="utf-8")
+    (tmp_path / "settings.py").write_text(f'API_KEY = "{secret}"\n', encoding="utf-8")
+    (tmp_path / ".env").write_text("DATABASE_PASSWORD=hunter2hunter2\n", encoding="utf-8")
+    context = tool_context(DiskWorkspace(tmp_path), approvals=gate, sandbox_factory=lambda: box)
+    context.task_files = ("app.py", ".env")
+    context.seen_paths.add("settings.py")
+    propose = tools_for(context)["propose_patch"]
+    for old in (f'API_KEY = "{secret}"', "DATABASE_PASSWORD=hunter2hunter2"):
+        error = _message(propose.call({"path": "app.py", "old": old, "new": "x"}))
+        assert "It is text of" not in error and secret not in error
+    # what the read tools show is still found: the line with its secret redacted
+    error = _message(propose.call({"path": "app.py", "old": 'API_KEY = "[REDACTED]"', "new": "x"}))
+    assert "It is text of settings.py (line 1)" in error
+
+
 def _message(observation: str) -> str:
     """The error message of a failed call's observation (its first line is the JSON)."""
     error = json.loads(observation.splitlines()[0])

@@ -83,6 +83,8 @@ class BuiltAgent:
     agent: MultiStepAgent
     monitor: StepMonitor
     mode: AgentMode
+    tools: list[Any]
+    """The job's tools as the agent calls them (each in the policy-checked, traced wrapper)."""
 
     def close(self) -> None:
         self.mode.close()
@@ -135,7 +137,7 @@ def build_agent(
         planning_interval=run.planning_interval or None,
     )
     agent.plan_max_tokens = plan_token_limit(budget.budget_tokens)
-    return BuiltAgent(agent, monitor, mode)
+    return BuiltAgent(agent, monitor, mode, tools)
 
 
 def agent_mode(agent_type: str, sandbox: SandboxConfig, run: AgentRun) -> AgentMode:

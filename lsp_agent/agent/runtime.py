@@ -149,6 +149,7 @@ def run_job(request: JobRequest) -> JobResult:
     quiet_third_party_imports()
     from smolagents.utils import AgentError
 
+    from lsp_agent.agent.closing_offer import offer_passing_patch
     from lsp_agent.agent.explorer import subagent_tools
     from lsp_agent.agent.factory import AgentRun, agent_mode, build_agent
     from lsp_agent.agent.instructions import task_message
@@ -191,16 +192,23 @@ def run_job(request: JobRequest) -> JobResult:
         pointers = find_pointers(request.task, request.workspace)
         context.task_files = pointers.paths
         context.seen_paths.update(pointers.shown)  # the task message carries their text
-        answer = built.agent.run(
-            task_message(
-                request.task,
-                request.workspace.root,
-                notes,
-                pointers.text,
-            ),
-            max_steps=settings.agent_max_steps,
-        )
-    except AgentError as exc:  # interrupted (cancel / loop stop) or a model-side failure
+        try:
+            answer = built.agent.run(
+                task_message(
+                    request.task,
+                    request.workspace.root,
+                    notes,
+                    pointers.text,
+                ),
+                max_steps=settings.agent_max_steps,
+            )
+        except AgentError as exc:  # interrupted (cancel / loop stop) or a model-side failure
+            error = exc
+        if not request.cancel.is_set() and not model.first_call_unreachable:
+            offer_passing_patch(
+                context, built.tools, request.task, request.progress, settings.agent_max_steps
+            )
+    except AgentError as exc:  # from building the agent
         error = exc
     except Exception as exc:
         log.exception("agent job failed")

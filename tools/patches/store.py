@@ -292,6 +292,19 @@ def not_a_fix(patch_id: str, check: object | None) -> str:
     return ""
 
 
+def fixes_every_failure(check: object | None) -> bool:
+    """Whether a patch's check says it makes the failing tests pass and leaves none failing:
+    per test (something fixed, nothing still failing or broken), or, without a per-test
+    report, a command that failed before the patch and passes with it."""
+    if getattr(check, "check_passed", None) is not True or leaves_failures(check):
+        return False
+    if getattr(check, "fixed", ()):
+        return True
+    return bool(
+        getattr(check, "exit_status_only", False) and getattr(check, "failing_before", False)
+    )
+
+
 def leaves_failures(check: object | None) -> bool:
     """Whether a patch's check says tests fail with it (still, or newly broken)."""
     return bool(getattr(check, "still_failing", ()) or getattr(check, "broken", ()))

@@ -83,7 +83,7 @@ class PatchToolBase(AgentTool):
         }
         if result.adjustments:
             reply["adjustments"] = list(result.adjustments)
-        reply["next"] = not_a_fix(patch.id, check) or " ".join(
+        reply["next"] = not_a_fix(patch.id, check, patch.files) or " ".join(
             filter(
                 None,
                 [

@@ -141,10 +141,10 @@ def _unfinished_change(context: ToolContext) -> tuple[str, str]:
     applied = [p for p in patches if p.status == "applied"]
     latest = patches[-1]
     if not applied and latest.status == "proposed":
+        step = next_step(latest.id, latest.status, latest.check, latest.files)
         return "not applied", (
-            f"{latest.id} is proposed, not applied: nothing has changed yet. "
-            f"{next_step(latest.id, latest.status, latest.check)} If no change is needed, "
-            "call final_answer again and say why."
+            f"{latest.id} is proposed, not applied: nothing has changed yet. {step} If no "
+            "change is needed, call final_answer again and say why."
         )
     still = still_failing(applied[-1].check) if applied and latest is applied[-1] else ""
     if still:
@@ -159,7 +159,7 @@ def job_notes(context: ToolContext, step: int, max_steps: int) -> str:
     """The note after the history: the patches so far, what to do next, steps left."""
     patches = context.patches
     latest = patches.latest()
-    hint = next_step(latest.id, latest.status, latest.check) if latest else ""
+    hint = next_step(latest.id, latest.status, latest.check, latest.files) if latest else ""
     return step_notes(step, max_steps, patches.summary(), hint)
 
 

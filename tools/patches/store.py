@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -18,7 +19,7 @@ from safety.unified_diff import exists_quietly
 from safety.validation import ValidationError
 from tools.patches.diff_apply import apply_diff
 from tools.patches.model import PatchError, PatchResult
-from tools.test_failures import failures
+from tools.test_failures import failures, is_test_support
 from tools.workspace import NotTextError, Workspace
 
 # Failing tests a patch still leaves that its next step names, one line each.
@@ -264,30 +265,36 @@ def check_fact(check: object | None) -> str:
     return words
 
 
-def not_a_fix(patch_id: str, check: object | None) -> str:
+def not_a_fix(patch_id: str, check: object | None, files: Sequence[str] = ()) -> str:
     """What to do instead of applying a proposed patch whose check says it is no fix: it broke
     passing tests, or every failing test still fails; "" when neither. Qwen2.5-Coder-1.5B
     replaced the wrong line of calc.py (`weighted_total`'s, not `average`'s), was told
     "check: passed … fixed: none; still failing: test_average" and "Next: apply it", and
-    applied it and answered that average() was fixed."""
+    applied it and answered that average() was fixed. The way on names the code to change
+    (`files` but the tests) and the first failures: told "read the code the failing test
+    calls", it read say_test.py, four tests in turn, until the loop guard stopped it."""
+    code = [f for f in files if not is_test_support(f)]
+    target = f" to {', '.join(code)}" if code else ""
+    shown = failures(str(getattr(check, "output", "")), SHOWN_FAILURES)
+    first = f" (first: {'; then '.join(shown)})" if shown else ""
     broken = getattr(check, "broken", ())
     if broken:
         # No way out is offered here: told "... or call final_answer and say what you found",
         # Qwen2.5-Coder-1.5B, whose first fix of letter() broke test_b, answered at once
         # (step 4 of 10). The step notes say when steps run out.
         return (
-            f"{patch_id}'s check broke {len(broken)} passing tests: do not apply it. Next: read "
-            "the code the failing test calls and propose a different change there, one that "
-            "keeps the passing tests passing."
+            f"{patch_id}'s check broke {len(broken)} passing tests{first}: do not apply it. "
+            f"Next: propose a different change{target}, one that keeps the passing tests "
+            "passing."
         )
     still, fixed = getattr(check, "still_failing", ()), getattr(check, "fixed", ())
     if still and not fixed:
         # No apply_patch call is shown here: told "If the task is something else, apply it
         # with apply_patch(patch_id="p1")", Qwen2.5-Coder-1.5B applied its no-fix to average().
         return (
-            f"{patch_id} fixes none of the {len(still)} failing tests: they fail as before. If "
-            "the task is to make them pass, do not apply it. Next: read the code the failing "
-            "test calls and propose a different change there."
+            f"{patch_id} fixes none of the {len(still)} failing tests: they fail as before"
+            f"{first}. If the task is to make them pass, do not apply it. Next: propose a "
+            f"different change{target}: the tests are right, the code they call is not."
         )
     return ""
 
@@ -323,7 +330,9 @@ def still_failing(check: object | None) -> str:
     return f"{len(still)} tests still fail with the patch{first}."
 
 
-def next_step(patch_id: str, status: PatchStatus, check: object | None = None) -> str:
+def next_step(
+    patch_id: str, status: PatchStatus, check: object | None = None, files: Sequence[str] = ()
+) -> str:
     """What to do after the latest patch, for the step notes. Small models otherwise re-show
     or re-propose a patch in a loop (SmolLM2-135M: 0/10 demo runs without this line, 10/10
     with it), and ask again for a patch the user rejected: a patch that cannot be applied
@@ -332,7 +341,8 @@ def next_step(patch_id: str, status: PatchStatus, check: object | None = None) -
     12 bug-fix tasks, told "Next: apply it")."""
     if status == "proposed":
         return (
-            not_a_fix(patch_id, check) or f'Next: apply it with apply_patch(patch_id="{patch_id}").'
+            not_a_fix(patch_id, check, files)
+            or f'Next: apply it with apply_patch(patch_id="{patch_id}").'
         )
     if status == "applied":
         still = still_failing(check)

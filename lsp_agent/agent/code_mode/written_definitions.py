@@ -235,7 +235,7 @@ class WrittenDefinitions:
                 f"Your code writes {listed} of {path} as {patch.id} already proposes it: "
                 "nothing new to propose.",
                 still,
-                next_step(patch.id, patch.status, patch.check),
+                next_step(patch.id, patch.status, patch.check, patch.files),
             )
             if part
         )

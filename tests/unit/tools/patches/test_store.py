@@ -20,6 +20,7 @@ from tools.patches.store import (
     is_stale,
     next_step,
     normalise_id,
+    not_a_fix,
     rebase,
 )
 from tools.workspace import DiskWorkspace, OverlayWorkspace
@@ -252,3 +253,25 @@ def test_facts_say_what_the_run_did_to_the_files(tmp_repo: Path) -> None:
         f"{left.id} (pkg/calc.py) was proposed, not applied.",
         "p3 (pkg/calc.py) was rejected: the user said no.",
     ]
+
+
+def test_a_no_fix_names_the_code_to_change_and_the_first_failures_not_a_file_to_read() -> None:
+    output = (
+        "____ SayTest.test_fourteen ____\n\n>   return ones[n]\n"
+        "E   IndexError: list index out of range\n\nsay.py:4: IndexError\n"
+    )
+    same = SimpleNamespace(
+        check_status="passed", fixed=(), broken=(), still_failing=("t::a",), output=output
+    )
+    note = next_step("p3", "proposed", same, ["say.py", "say_test.py"])
+    assert note == (
+        "p3 fixes none of the 1 failing tests: they fail as before (first: "
+        "SayTest.test_fourteen: `return ones[n]`: IndexError: list index out of range (say.py "
+        "line 4)). If the task is to make them pass, do not apply it. Next: propose a different "
+        "change to say.py: the tests are right, the code they call is not."
+    )
+    broke = SimpleNamespace(check_status="failed", fixed=(), broken=("t::b",), output="")
+    assert not_a_fix("p4", broke, ["tests/test_calc.py", "calc.py"]) == (
+        "p4's check broke 1 passing tests: do not apply it. Next: propose a different change "
+        "to calc.py, one that keeps the passing tests passing."
+    )

@@ -169,6 +169,7 @@ class CodeMode:
             max_lines=context.limits.max_output_lines,
             stop_reason=lambda: _stop_reason(context, run.cancel),
             after_step=self.written,
+            tool_defined=self.written.tool_defined,
         )
         return CodeStepMonitor(
             context, budget, run.progress, run.cancel, run.max_steps, executor=self.executor

@@ -55,6 +55,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
             "",
             [],
         ),
+        tool_defined: Callable[[str], str] = lambda name: "",
         max_calls_per_step: int = MAX_CALLS_PER_STEP,
         max_calls_per_job: int = MAX_CALLS_PER_JOB,
     ) -> None:
@@ -65,6 +66,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         self.job_calls = 0
         self.stop_reason = stop_reason
         self.after_step = after_step
+        self.tool_defined = tool_defined  # what to add when a block defining a tool is refused
         self.max_chars = max_chars
         self.max_lines = max_lines
         self.tools: dict[str, Tool] = {}
@@ -130,8 +132,9 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         inputs = list(self.tools[name].inputs) if name in self.tools else ["answer"]
         call = f"{name}({', '.join(f'{i}=...' for i in inputs)})"
         return (
-            f"Your code defines {name}(), one of your tools, so it was not run: the definition "
-            f"would hide the tool. Call the tool instead: print({call})."
+            f"Your code defines {name}(), one of your tools, so it was not run: the tools are "
+            f"defined already, to be called, never written (print({call}))."
+            + self.tool_defined(name)
         )
 
     def cleanup(self) -> None:

@@ -49,6 +49,7 @@ from tools.test_failures import is_test_support
 from tools.workspace import NotTextError
 
 PATCH_TOOLS = ("propose", "apply_patch")  # calls after which a patch may leave failures
+DEFINING_A_TOOL = "a block defining a tool"  # as the loop guard names such a step
 
 
 @dataclass(frozen=True)
@@ -143,15 +144,35 @@ class WrittenDefinitions:
                 "change the code they test so that they pass."
             )
         target = next(iter(self.candidates()), None)
-        defined = self._top_level(target) if target is not None else []
-        if target is not None and defined:
-            text += (
-                f" To change {target}, write the whole of {', '.join(defined[:3])} in a "
-                f"block: it is proposed as a change to {target}."
-            )
+        instead = self.write_instead()
         # counted by the loop guard like a proposal: the same test written out for ten
         # steps ran to the time limit (sublist)
-        return text + self._again(target or "", code)
+        return text + (f" {instead}" if instead else "") + self._again(target or "", code)
+
+    def write_instead(self) -> str:
+        """What writes the task's code: `To change X, write the whole of A, B in a block: …`
+        ("" when no task file defines anything yet)."""
+        target = next(iter(self.candidates()), None)
+        defined = self._top_level(target) if target is not None else []
+        if target is None or not defined:
+            return ""
+        return (
+            f"To change {target}, write the whole of {', '.join(defined[:3])} in a block: it "
+            f"is proposed as a change to {target}."
+        )
+
+    def tool_defined(self, name: str) -> str:
+        """Said after a block that defined one of the tools was refused: what to write
+        instead, and the loop guard's note. Decoded again at a higher temperature after a
+        stale step, Qwen2.5-Coder-1.5B wrote `def run_cmd(command)`, was told to call the
+        tool instead, and went on to write read_file, git_status, git_diff, apply_patch …
+        from the prompt's tool list, one a step, for fifteen steps (hangman)."""
+        signal = self.context.state.record(
+            DEFINING_A_TOOL, {"name": name}, error=f"the block defined {name}()"
+        )
+        note = f"\n\n[{'stop' if signal.stop else 'warning'}] {signal.hint}" if signal else ""
+        instead = self.write_instead()
+        return (f" {instead}" if instead else "") + note
 
     def _owners(self, names: list[str]) -> dict[str, str]:
         """Which read or task file (tests included) defines each of `names`, at any depth."""

@@ -105,8 +105,8 @@ def test_code_that_defines_a_tool_is_not_run(tmp_repo: Path) -> None:
     else:
         raise AssertionError("the step ran")
     assert message == (
-        "Your code defines apply_patch(), one of your tools, so it was not run: the "
-        "definition would hide the tool. Call the tool instead: print(apply_patch(patch_id=...))."
+        "Your code defines apply_patch(), one of your tools, so it was not run: the tools are "
+        "defined already, to be called, never written (print(apply_patch(patch_id=...)))."
     )
     assert "final_answer(answer=...)" in executor._defined_tools("def final_answer(a):\n    a\n")
     assert executor._defined_tools("def accumulate(c, f):\n    return c\n") == ""
@@ -190,3 +190,34 @@ def test_a_block_whose_definitions_were_proposed_is_not_failed_by_its_own_run(
         "check ran the tests.)\nYour code writes MeteredFile …"
     )
     assert executor.last_calls == ["propose_file"]
+
+
+def test_blocks_that_write_the_tools_one_by_one_are_pointed_at_the_task_and_stopped(
+    tmp_path: Path,
+) -> None:
+    # hangman: after a stale step, run_cmd, read_file, git_status, … were written, one a step
+    from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
+
+    (tmp_path / "hangman.py").write_text("class Hangman:\n    pass\n", encoding="utf-8")
+    context = tool_context(DiskWorkspace(tmp_path))
+    context.task_files = ("hangman.py",)
+    executor = SandboxedPythonExecutor(
+        CodeSession(never_started),  # type: ignore[arg-type]
+        max_chars=3000,
+        max_lines=150,
+        tool_defined=WrittenDefinitions(context).tool_defined,
+    )
+    executor.send_tools({tool.name: tool for tool in build_tools(context)})
+    messages = []
+    for name in ("run_cmd", "read_file", "git_status", "git_diff", "apply_patch"):
+        try:
+            executor(f"def {name}(*args):\n    return ''\n")
+        except CodeStepError as exc:
+            messages.append(str(exc))
+    assert len(messages) == 5
+    assert messages[0].endswith(
+        "never written (print(run_cmd(command=...))). To change hangman.py, write the whole of "
+        "Hangman in a block: it is proposed as a change to hangman.py."
+    ), messages[0]
+    assert "[warning]" in messages[1] and "[stop]" in messages[4], messages
+    assert context.state.stopped

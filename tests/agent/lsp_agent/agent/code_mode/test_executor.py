@@ -221,3 +221,31 @@ def test_blocks_that_write_the_tools_one_by_one_are_pointed_at_the_task_and_stop
     ), messages[0]
     assert "[warning]" in messages[1] and "[stop]" in messages[4], messages
     assert context.state.stopped
+
+
+def test_a_call_of_a_tool_that_does_not_exist_is_told_the_tools_there_are(
+    tmp_repo: Path,
+) -> None:
+    # bank-account: review_patch(patch_id="p2"), NameError, nine steps
+    import pytest
+
+    from sandbox.code.session import StepOutcome
+
+    executor, _ = executor_for(tmp_repo, [])
+
+    def failing(code: str, serve: object) -> StepOutcome:
+        name = "review_patch" if "review_patch" in code else "total"
+        return StepOutcome(error=f"NameError: name '{name}' is not defined")
+
+    executor.session.run_step = failing  # type: ignore[method-assign,assignment]
+    with pytest.raises(CodeStepError) as raised:
+        executor('review_patch(patch_id="p2")')
+    lines = str(raised.value).splitlines()
+    assert lines[0] == "NameError: name 'review_patch' is not defined"
+    assert lines[1].startswith(
+        "review_patch() is not one of your tools, and there is none like it. Your tools are: "
+    )
+    assert "apply_patch" in lines[1] and lines[1].endswith(", final_answer.")
+    with pytest.raises(CodeStepError) as raised:
+        executor("print(total)")  # a variable, not a call: no list of tools
+    assert str(raised.value) == "NameError: name 'total' is not defined"

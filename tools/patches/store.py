@@ -275,17 +275,15 @@ def not_a_fix(patch_id: str, check: object | None, files: Sequence[str] = ()) ->
     calls", it read say_test.py, four tests in turn, until the loop guard stopped it."""
     code = [f for f in files if not is_test_support(f)]
     target = f" to {', '.join(code)}" if code else ""
-    shown = failures(str(getattr(check, "output", "")), SHOWN_FAILURES)
-    first = f" (first: {'; then '.join(shown)})" if shown else ""
     broken = getattr(check, "broken", ())
     if broken:
         # No way out is offered here: told "... or call final_answer and say what you found",
         # Qwen2.5-Coder-1.5B, whose first fix of letter() broke test_b, answered at once
         # (step 4 of 10). The step notes say when steps run out.
         return (
-            f"{patch_id}'s check broke {len(broken)} passing tests{first}: do not apply it. "
-            f"Next: propose a different change{target}, one that keeps the passing tests "
-            "passing."
+            f"{patch_id}'s check broke {len(broken)} passing tests{_first_failures(check)}: do "
+            f"not apply it. Next: propose a different change{target}, one that keeps the "
+            "passing tests passing."
         )
     still, fixed = getattr(check, "still_failing", ()), getattr(check, "fixed", ())
     if still and not fixed:
@@ -293,8 +291,9 @@ def not_a_fix(patch_id: str, check: object | None, files: Sequence[str] = ()) ->
         # with apply_patch(patch_id="p1")", Qwen2.5-Coder-1.5B applied its no-fix to average().
         return (
             f"{patch_id} fixes none of the {len(still)} failing tests: they fail as before"
-            f"{first}. If the task is to make them pass, do not apply it. Next: propose a "
-            f"different change{target}: the tests are right, the code they call is not."
+            f"{_first_failures(check)}. If the task is to make them pass, do not apply it. "
+            f"Next: propose a different change{target}: the tests are right, the code they "
+            "call is not."
         )
     return ""
 
@@ -325,9 +324,14 @@ def still_failing(check: object | None) -> str:
     still = getattr(check, "still_failing", ())
     if not still:
         return ""
+    return f"{len(still)} tests still fail with the patch{_first_failures(check)}."
+
+
+def _first_failures(check: object | None) -> str:
+    """` (first: T: error (f.py line 4); then U: …)`, up to `SHOWN_FAILURES` failing tests
+    from the check's output, or "" when it names none."""
     shown = failures(str(getattr(check, "output", "")), SHOWN_FAILURES)
-    first = f" (first: {'; then '.join(shown)})" if shown else ""
-    return f"{len(still)} tests still fail with the patch{first}."
+    return f" (first: {'; then '.join(shown)})" if shown else ""
 
 
 def next_step(

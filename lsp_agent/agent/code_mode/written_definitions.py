@@ -167,10 +167,7 @@ class WrittenDefinitions:
         stale step, Qwen2.5-Coder-1.5B wrote `def run_cmd(command)`, was told to call the
         tool instead, and went on to write read_file, git_status, git_diff, apply_patch …
         from the prompt's tool list, one a step, for fifteen steps (hangman)."""
-        signal = self.context.state.record(
-            DEFINING_A_TOOL, {"name": name}, error=f"the block defined {name}()"
-        )
-        note = f"\n\n[{'stop' if signal.stop else 'warning'}] {signal.hint}" if signal else ""
+        note = self._recorded(DEFINING_A_TOOL, {"name": name}, f"the block defined {name}()")
         instead = self.write_instead()
         return (f" {instead}" if instead else "") + note
 
@@ -239,7 +236,11 @@ class WrittenDefinitions:
         """The same code written again counts for loop detection as a call would: a model
         that writes it over and over is warned, then stopped (paasio: the same classes for
         every step until the time limit)."""
-        signal = self.context.state.record(self.proposer.name, {"path": path, "content": text})
+        return self._recorded(self.proposer.name, {"path": path, "content": text})
+
+    def _recorded(self, tool: str, arguments: dict[str, str], error: str | None = None) -> str:
+        """Record a step as a call of `tool` for the loop guard; its warning or stop note."""
+        signal = self.context.state.record(tool, arguments, error=error)
         if signal is None:
             return ""
         return f"\n\n[{'stop' if signal.stop else 'warning'}] {signal.hint}"

@@ -34,8 +34,12 @@ BARE_IDS = (
     ("an approval id", re.compile(r"a\d+", re.IGNORECASE)),
     ("a job id", re.compile(r"(lsp-agent/)?job[\s/#_-]*\d+", re.IGNORECASE)),
 )
-# A template's slot left in an answer: [owner_name], <file_name>, {patch_id}.
-TEMPLATE_SLOT = re.compile(r"[\[<{]\s*[a-z]+(?:_[a-z]+)+\s*[\]>}]")
+# A template's slot left in an answer: [owner_name], [owner-name], <file_name>, {patch_id},
+# or one of our calls' slots, <the exact text to change> (not a Markdown link's text,
+# `[the docs](…)`, nor an HTML tag).
+TEMPLATE_SLOT = re.compile(
+    r"[\[<{]\s*[a-z]+(?:[_-][a-z]+)+\s*[\]>}](?!\()|<[a-z]+(?: [a-z]+)+>", re.IGNORECASE
+)
 # Our own instruction copied as the answer: "… Next: fix the bug in report.py with
 # propose_patch(path="report.py", …)" (Qwen2.5-Coder-1.5B on L8, after run_tests' reply).
 NEXT_STEP = re.compile(r"\bNext: [^\n]*?\b([a-z_]+)\(")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -76,8 +77,10 @@ def write_arguments(
     choices: Choices,
     temperature: float,
     max_tokens: int,
+    said: str = "",
 ) -> WrittenArguments:
-    """The arguments after the tokens `lead` (the prompt) and the call's `head` (text).
+    """The arguments after the tokens `lead` (the prompt and what the model `said` before the
+    call) and the call's `head` (text).
 
     A value the model wrote keeps its own tokens; text written for the model is tokenized
     after them: the head on its own, then keys and chosen values together (see the module
@@ -110,7 +113,7 @@ def write_arguments(
         remaining = remaining[remaining.index(argument) + 1 :]
         text += key
         pending += key
-        options, exhaustive = _options(argument, choices, values)
+        options, exhaustive = _options(argument, choices, values, said)
         own: Generation | None = None
         rest = ""  # text of the value after the tokens kept (a token that ran past its end)
         if not exhaustive:  # a free value, or one the options only suggest
@@ -206,17 +209,38 @@ def _string_value(
 
 
 def _options(
-    argument: ArgumentSpec, choices: Choices, values: Mapping[str, Any]
+    argument: ArgumentSpec, choices: Choices, values: Mapping[str, Any], said: str = ""
 ) -> tuple[Sequence[str], bool]:
     """The values `argument` may take, and whether they are all it may take: fixed choices
     (an enum of the grammar) are; values from a callable (the lines of the file named, for
-    `old`) only suggest, since any snippet of the file is as good a value as a whole line."""
+    `old`) only suggest, since any snippet of the file is as good a value as a whole line.
+    Before them come the snippets the model `said` it will replace that are their text."""
     if argument.choices:
         return argument.choices, True
     found = choices.get(argument.name)
     if callable(found):
-        return list(found(values)), False
+        suggested = list(found(values))
+        named = [s for s in replaced_snippets(said) if s not in suggested]
+        return [*(s for s in named if _within(json.dumps(s), suggested)), *suggested], False
     return (), False
+
+
+# What a thought says it will replace: the edit tools' thought lead ends in "So I will
+# replace `", and the model names the text (`len(values) + 1`) before it writes `old`.
+_REPLACED = re.compile(r"\breplace\s+`([^`\n]+)`", re.IGNORECASE)
+
+
+def replaced_snippets(said: str) -> list[str]:
+    """The snippets `said` names after "replace", in order, without repeats. Qwen2.5-Coder-
+    1.5B thought "So I will replace `len(values) + 1` with `len(values)` in the `average`
+    function" and then wrote `old` as weighted_total's return line (L6): the line its
+    thought named was not among the suggestions, only the whole line that holds it."""
+    found: list[str] = []
+    for match in _REPLACED.finditer(said):
+        snippet = match.group(1)
+        if snippet.strip() and snippet not in found:
+            found.append(snippet)
+    return found
 
 
 def _within(encoded: str, lines: Sequence[str]) -> bool:

@@ -302,6 +302,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             max_string_chars=self.max_string_chars,
             min_answer_chars=1 if self.loaded.native_tools else MIN_ANSWER_CHARS,
         )
+        specs = offered_after(specs, history)
         opener = NATIVE_CALL_OPENER if self.loaded.native_tools else CALL_PREFIX
         penalties = call_penalties(specs, history, self.repeat_penalty)
         previous = history[-1] if history else None
@@ -330,6 +331,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             lead = [*prompt, *said]
         head = call_head(spec.name, opener)
         decoder = self.loaded.decoder
+        thought = decoder.piece(lead[len(prompt) :]).decode("utf-8", errors="replace").strip()
         written = write_arguments(
             decoder,
             self._tokens,
@@ -339,14 +341,14 @@ class EmbeddedModel(Model):  # type: ignore[misc]
             choices=choices or {},
             temperature=temperature,
             max_tokens=max_tokens,
+            said=thought,
         )
         text = head + written.text
         load.tokens = len(prompt)
         forced = len(self._tokens(head)) + written.chosen
         raw = _raw(text, written.sampled, "stop" if written.complete else "length", load, forced)
         if len(lead) > len(prompt) + len(reasoning):
-            thought = self.loaded.decoder.piece(lead[len(prompt) :])
-            raw["thought"] = thought.decode("utf-8", errors="replace").strip()
+            raw["thought"] = thought
         usage = TokenUsage(len(prompt), forced + written.sampled + load.wasted)
         call = check_call(text.removeprefix(opener[: -len(CALL_PREFIX)]), specs)
         if isinstance(call, str):  # cut short (max tokens or a loop): RobustModel says so
@@ -478,6 +480,18 @@ def _call_names(messages: Sequence[ChatMessage | dict[str, Any]]) -> tuple[str, 
             if name:
                 names.append(str(name))
     return tuple(names)
+
+
+def offered_after(specs: Sequence[ToolSpec], history: Sequence[str]) -> list[ToolSpec]:
+    """The tools a reply after the calls `history` may call: all of them, but not
+    `final_answer` right after a `final_answer` (a job goes on after one only when the
+    answer was refused, and a refusal asks for a tool first). Told that "The owner named in
+    the file is [owner_name]" holds a placeholder and to find the value with a tool,
+    Qwen2.5-Coder-1.5B gave the same answer three times, each decoded again hotter, until
+    the step limit (L4); the repeat penalty lowered the odds of the answer, not enough."""
+    if not history or history[-1] != ANSWER or all(s.name == ANSWER for s in specs):
+        return list(specs)
+    return [s for s in specs if s.name != ANSWER]
 
 
 def call_penalties(

@@ -483,9 +483,25 @@ def test_snippet_text_with_regex_characters_matches_as_text(tmp_repo: Path) -> N
     assert "matched 'test_one', the test id's last part" in out and "        x = 1" in out
 
 
-def test_snippet_no_match_is_plain(tmp_repo: Path) -> None:
+def test_snippet_no_match_in_a_short_file_shows_it_whole(tmp_repo: Path) -> None:
+    # L4: told only that no line of a three-line data file matched DATA_FILE,
+    # Qwen2.5-Coder-1.5B answered with an owner the file does not name
     out = make(ReadFileSnippet, tmp_repo).forward("pkg/calc.py", "multiply")
-    assert out == "No lines in pkg/calc.py match 'multiply' (2 lines)."
+    calc = (tmp_repo / "pkg/calc.py").read_text()
+    assert out == (
+        "No lines in pkg/calc.py match 'multiply' (2 lines).\nThe whole file:\n-- lines 1-2 --\n"
+        + calc.rstrip("\n")
+    )
+
+
+def test_snippet_no_match_in_a_long_file_is_plain(tmp_repo: Path) -> None:
+    (tmp_repo / "big.txt").write_text(numbered(41))
+    out = make(ReadFileSnippet, tmp_repo).forward("big.txt", "multiply")
+    assert out == "No lines in big.txt match 'multiply' (41 lines)."
+    limits = ToolLimits(max_output_lines=10, max_output_chars=100_000)
+    (tmp_repo / "small.txt").write_text(numbered(20))
+    out = make(ReadFileSnippet, tmp_repo, limits=limits).forward("small.txt", "multiply")
+    assert out == "No lines in small.txt match 'multiply' (20 lines)."
 
 
 def test_snippet_truncates_with_exact_next_call(tmp_repo: Path) -> None:

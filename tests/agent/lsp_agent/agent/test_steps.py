@@ -110,3 +110,40 @@ def test_an_answer_that_repeats_a_tool_reply_s_next_step_is_not_an_answer() -> N
     fixed = "Fixed total_stock(): the loop skipped the first item."
     assert empty_answer_reason(fixed, tools) is None
     assert empty_answer_reason("Next: nothing; average() is right.", tools) is None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # Qwen2.5-Coder-1.5B on L4, after reading only config.py (2026-11-28)
+        "The owner named in the file is [owner-name]",
+        "The owner named in the file is [owner_name]",
+        "It is <file_name>.",
+        "Version {patch_id}",
+        "Signed, [YOUR_NAME]",
+        # L8 (2026-11-28): the refusal of an answer, copied back as the next answer
+        'Propose the change first: propose_patch(path="report.py", '
+        'old="<the exact text to change>", new="<the text as it should be>")',
+    ],
+)
+def test_an_answer_with_a_template_slot_is_not_an_answer(answer: str) -> None:
+    from lsp_agent.agent.steps import empty_answer_reason
+
+    reason = empty_answer_reason(answer)
+    assert reason is not None and "holds a placeholder" in reason
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "See [the docs](https://example.org/a-b) for more.",
+        "The flag is --dry-run.",
+        "Use list[int] or dict[str, int].",
+        "The owner is Mira Okonkwo.",
+        'Wrap it in <div class="x"> or <br>.',
+    ],
+)
+def test_brackets_and_hyphens_that_say_something_are_an_answer(answer: str) -> None:
+    from lsp_agent.agent.steps import empty_answer_reason
+
+    assert empty_answer_reason(answer) is None

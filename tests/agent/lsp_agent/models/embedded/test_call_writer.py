@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from lsp_agent.models.embedded.call_writer import _string_value
+from lsp_agent.models.embedded.call_writer import _options, _string_value, replaced_snippets
 from lsp_agent.models.embedded.decoder import Generation
 from lsp_agent.models.embedded.grammar_sampler import (
     ConstrainedLlama,
@@ -99,3 +99,43 @@ def test_an_escaped_quote_does_not_end_the_value(qwen_vocab: ConstrainedLlama) -
     )
     assert value.text == ' "say \\"hi\\" twice"'
     assert value.text.endswith(rest)
+
+
+CALC = [
+    "def weighted_total(values, weights):",
+    "    return sum(v * w for v, w in zip(values, weights))",
+    "def average(values):",
+    "    return sum(values) / (len(values) + 1)",
+]
+OLD = ArgumentSpec("old", "string", True)
+
+
+def test_the_snippet_a_thought_will_replace_is_suggested_first() -> None:
+    # L6 (2026-11-28): thought "So I will replace `len(values) + 1` with `len(values)` in the
+    # `average` function", then wrote `old` as weighted_total's return line
+    said = (
+        "The current implementation divides by the length of the list plus one.\n"
+        " So I will replace `len(values) + 1` with `len(values)` in the `average` function."
+    )
+    options, exhaustive = _options(OLD, {"old": lambda _: CALC}, {"path": "calc.py"}, said)
+    assert not exhaustive
+    assert list(options) == ["len(values) + 1", *CALC]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "So I will replace `len(values) - 1` with `len(values)`.",  # not text of the file
+        "The `average` function divides by `len(values) + 1`.",  # not said to be replaced
+        "So I will replace ` ` with `x`.",
+        "",
+    ],
+)
+def test_only_file_text_the_thought_replaces_is_suggested(said: str) -> None:
+    options, _ = _options(OLD, {"old": lambda _: CALC}, {"path": "calc.py"}, said)
+    assert list(options) == CALC
+
+
+def test_replaced_snippets_are_in_order_without_repeats() -> None:
+    said = "Replace `a + 1` with `a`. Then replace `b` and replace `a + 1` again."
+    assert replaced_snippets(said) == ["a + 1", "b"]

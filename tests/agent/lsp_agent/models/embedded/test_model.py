@@ -33,6 +33,7 @@ from lsp_agent.models.embedded.model import (
     build_embedded_model,
     call_penalties,
     embedded_gguf,
+    offered_after,
 )
 from lsp_agent.models.embedded.prompt import EXAMPLE_TASK, chat_turns
 from lsp_agent.models.embedded.text_reply import ReplyShape
@@ -321,3 +322,35 @@ def test_free_text_stops_at_a_line_written_over_and_over() -> None:
     assert not stop(head + line * 3)  # code may repeat a line on purpose
     assert stop(head + line * 4)
     assert not stop(head + "x = 1\n" * 6)  # a short line is a pattern of code, not a loop
+
+
+def test_a_refused_answer_is_not_given_again_at_once() -> None:
+    """L4 (2026-11-28): told its answer held a placeholder, Qwen2.5-Coder-1.5B gave the same
+    answer three times until the step limit; the step after a refused answer calls a tool."""
+    specs = tool_specs(small_tools())
+    names = [spec.name for spec in specs]
+    after_refusal = [s.name for s in offered_after(specs, ("read_file", "final_answer"))]
+    assert after_refusal == [n for n in names if n != "final_answer"]
+    assert [s.name for s in offered_after(specs, ("read_file",))] == names
+    assert [s.name for s in offered_after(specs, ())] == names
+    answer_only = tool_specs([FinalAnswerTool()])
+    assert [s.name for s in offered_after(answer_only, ("final_answer",))] == ["final_answer"]
+
+
+def test_the_reply_after_a_refused_answer_calls_a_tool(model: EmbeddedModel) -> None:
+    def answer(text: str) -> ChatMessageToolCall:
+        function = ChatMessageToolCallFunction(name="final_answer", arguments={"answer": text})
+        return ChatMessageToolCall(id="call_1", type="function", function=function)
+
+    history: list[Any] = [
+        *conversation(),
+        ChatMessage(role=MessageRole.ASSISTANT, tool_calls=[answer("It is [file_name].")]),
+        message(
+            MessageRole.TOOL_RESPONSE,
+            "Error: the final answer holds a placeholder, [file_name], where a value belongs; "
+            "find the value with a tool first.",
+        ),
+    ]
+    reply = model.generate(history, tools_to_call_from=small_tools())
+    (call,) = reply.tool_calls
+    assert call.function.name in {"read_file", "propose_patch"}, reply.raw

@@ -13,6 +13,7 @@ and llama.cpp accept.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from smolagents.memory import ActionStep, AgentMemory, PlanningStep, TaskStep
@@ -135,3 +136,16 @@ def to_provider_messages(messages: list[ChatMessage | dict[str, Any]]) -> list[d
         else:
             out.append({"role": role, "content": text})
     return out
+
+
+def called_tools(messages: Sequence[ChatMessage | dict[str, Any]]) -> tuple[str, ...]:
+    """The tools of the calls in the history, oldest first."""
+    names: list[str] = []
+    for message in messages:
+        calls = message.get("tool_calls") if isinstance(message, dict) else message.tool_calls
+        for call in calls or ():
+            function = call.get("function", {}) if isinstance(call, dict) else call.function
+            name = function.get("name") if isinstance(function, dict) else function.name
+            if name:
+                names.append(str(name))
+    return tuple(names)

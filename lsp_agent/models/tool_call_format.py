@@ -16,26 +16,30 @@ Like the embedded model's grammar, the schema takes the job's `argument_choices`
 are fixed lists (the workspace's files for path arguments, the run's patch ids), asked
 afresh for every request: through llama-server, Qwen2.5-Coder-1.5B read a wrong path again
 after the hint that named the right one (L7), which a schema with the files as an enum
-cannot write.
+cannot write. Right after a refused `final_answer` the schema leaves `final_answer` out, as
+the embedded grammar does (`tool_grammar.offered_after`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from smolagents.models import ChatMessage, Model
 from smolagents.tools import Tool
 
-from lsp_agent.models.embedded.tool_grammar import tool_call_schema, tool_specs
+from lsp_agent.models.embedded.tool_grammar import offered_after, tool_call_schema, tool_specs
+from lsp_agent.models.messages import called_tools
 
 
 def tool_call_response_format(
-    tools: list[Tool], choices: Mapping[str, Any] | None = None
+    tools: list[Tool], choices: Mapping[str, Any] | None = None, history: Sequence[str] = ()
 ) -> dict[str, Any]:
     """An OpenAI-style `response_format` admitting one call of one of `tools`, its string
-    arguments limited to `choices` (`tool_grammar.tool_specs`)."""
-    schema = tool_call_schema(tool_specs(tools, choices=choices))
+    arguments limited to `choices` (`tool_grammar.tool_specs`); not `final_answer` right
+    after the calls `history` ended in one (it was refused: `tool_grammar.offered_after`)."""
+    specs = offered_after(tool_specs(tools, choices=choices), history)
+    schema = tool_call_schema(specs)
     return {"type": "json_schema", "json_schema": {"name": "tool_call", "schema": schema}}
 
 
@@ -54,6 +58,8 @@ class ToolCallFormat(Model):  # type: ignore[misc]
         tools = options.get("tools_to_call_from")
         if tools and options.get("response_format") is None:
             choices = self.argument_choices() if self.argument_choices is not None else None
-            options["response_format"] = tool_call_response_format(tools, choices)
+            options["response_format"] = tool_call_response_format(
+                tools, choices, called_tools(messages)
+            )
         reply: ChatMessage = self.inner.generate(messages, **options)
         return reply

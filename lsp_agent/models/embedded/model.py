@@ -67,8 +67,10 @@ from lsp_agent.models.embedded.tool_grammar import (
     ToolSpec,
     call_head,
     check_call,
+    offered_after,
     tool_specs,
 )
+from lsp_agent.models.messages import called_tools
 from lsp_agent.models.streamed_reply import (
     CODE_LOOP_ROUNDS,
     before_stops,
@@ -170,7 +172,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
                     tools_to_call_from,
                     min(max_tokens, room),
                     temperature,
-                    _call_names(messages),
+                    called_tools(messages),
                 )
             else:
                 grammar = _response_format_grammar(response_format) if response_format else None
@@ -467,31 +469,6 @@ def _starts_call(piece: str) -> bool:
 
 def _loop_stop(text: str) -> bool:
     return ends_in_loop(text)
-
-
-def _call_names(messages: Sequence[ChatMessage | dict[str, Any]]) -> tuple[str, ...]:
-    """The tools of the calls in the history, oldest first."""
-    names: list[str] = []
-    for message in messages:
-        calls = message.get("tool_calls") if isinstance(message, dict) else message.tool_calls
-        for call in calls or ():
-            function = call.get("function", {}) if isinstance(call, dict) else call.function
-            name = function.get("name") if isinstance(function, dict) else function.name
-            if name:
-                names.append(str(name))
-    return tuple(names)
-
-
-def offered_after(specs: Sequence[ToolSpec], history: Sequence[str]) -> list[ToolSpec]:
-    """The tools a reply after the calls `history` may call: all of them, but not
-    `final_answer` right after a `final_answer` (a job goes on after one only when the
-    answer was refused, and a refusal asks for a tool first). Told that "The owner named in
-    the file is [owner_name]" holds a placeholder and to find the value with a tool,
-    Qwen2.5-Coder-1.5B gave the same answer three times, each decoded again hotter, until
-    the step limit (L4); the repeat penalty lowered the odds of the answer, not enough."""
-    if not history or history[-1] != ANSWER or all(s.name == ANSWER for s in specs):
-        return list(specs)
-    return [s for s in specs if s.name != ANSWER]
 
 
 def call_penalties(

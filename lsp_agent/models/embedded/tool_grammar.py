@@ -381,3 +381,15 @@ def check_call(text: str, specs: Sequence[ToolSpec]) -> tuple[str, dict[str, Any
         if problem:
             return problem
     return spec.name, arguments
+
+
+def offered_after(specs: Sequence[ToolSpec], history: Sequence[str]) -> list[ToolSpec]:
+    """The tools a reply after the calls `history` may call: all of them, but not
+    `final_answer` right after a `final_answer` (a job goes on after one only when the
+    answer was refused, and a refusal asks for a tool first). Told that "The owner named in
+    the file is [owner_name]" holds a placeholder and to find the value with a tool,
+    Qwen2.5-Coder-1.5B gave the same answer three times, each decoded again hotter, until
+    the step limit (L4); the repeat penalty lowered the odds of the answer, not enough."""
+    if not history or history[-1] != "final_answer" or all(s.name == "final_answer" for s in specs):
+        return list(specs)
+    return [s for s in specs if s.name != "final_answer"]

@@ -29,17 +29,16 @@ from lsp_agent.models.embedded.loader import SMALL_CONTEXT
 from lsp_agent.models.embedded.model import (
     EmbeddedModel,
     EmbeddedModelError,
-    _call_names,
     build_embedded_model,
     call_penalties,
     embedded_gguf,
-    offered_after,
 )
 from lsp_agent.models.embedded.prompt import EXAMPLE_TASK, chat_turns
 from lsp_agent.models.embedded.text_reply import ReplyShape
 from lsp_agent.models.embedded.tool_grammar import check_call, tool_specs
 from lsp_agent.models.errors import ModelConfigError
 from lsp_agent.models.factory import build_model
+from lsp_agent.models.messages import called_tools
 from lsp_agent.settings import Settings
 from lsp_agent.testing import SpyTool
 
@@ -162,8 +161,8 @@ def test_the_calls_so_far_are_found_for_the_repeat_penalty() -> None:
         {"role": "assistant", "tool_calls": [{"function": {"name": "apply_patch"}}]},
         {"role": "user", "content": "ok"},
     ]
-    assert _call_names(history) == ("repo_info", "apply_patch")
-    assert _call_names(conversation()) == ()
+    assert called_tools(history) == ("repo_info", "apply_patch")
+    assert called_tools(conversation()) == ()
 
 
 def test_the_previous_tool_and_an_argument_free_tool_called_before_are_penalised() -> None:
@@ -322,19 +321,6 @@ def test_free_text_stops_at_a_line_written_over_and_over() -> None:
     assert not stop(head + line * 3)  # code may repeat a line on purpose
     assert stop(head + line * 4)
     assert not stop(head + "x = 1\n" * 6)  # a short line is a pattern of code, not a loop
-
-
-def test_a_refused_answer_is_not_given_again_at_once() -> None:
-    """L4 (2026-11-28): told its answer held a placeholder, Qwen2.5-Coder-1.5B gave the same
-    answer three times until the step limit; the step after a refused answer calls a tool."""
-    specs = tool_specs(small_tools())
-    names = [spec.name for spec in specs]
-    after_refusal = [s.name for s in offered_after(specs, ("read_file", "final_answer"))]
-    assert after_refusal == [n for n in names if n != "final_answer"]
-    assert [s.name for s in offered_after(specs, ("read_file",))] == names
-    assert [s.name for s in offered_after(specs, ())] == names
-    answer_only = tool_specs([FinalAnswerTool()])
-    assert [s.name for s in offered_after(answer_only, ("final_answer",))] == ["final_answer"]
 
 
 def test_the_reply_after_a_refused_answer_calls_a_tool(model: EmbeddedModel) -> None:

@@ -11,7 +11,12 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 from smolagents import FinalAnswerTool
-from smolagents.models import ChatMessage, MessageRole
+from smolagents.models import (
+    ChatMessage,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    MessageRole,
+)
 
 from lsp_agent.models.embedded.grammar_sampler import (
     ConstrainedLlama,
@@ -25,6 +30,7 @@ from lsp_agent.models.embedded.tool_grammar import (
     MIN_ANSWER_CHARS,
     call_text,
     check_call,
+    offered_after,
     tool_call_grammar,
     tool_call_schema,
     tool_specs,
@@ -321,3 +327,41 @@ def test_the_schema_names_only_the_workspace_s_files_and_the_run_s_patches() -> 
     assert read["enum"] == PATHS
     apply = second["oneOf"][1]["properties"]["arguments"]["properties"]["patch_id"]
     assert apply["enum"] == ["p1"]
+
+
+def test_a_refused_answer_is_not_given_again_at_once() -> None:
+    """L4 (2026-11-28): told its answer held a placeholder, Qwen2.5-Coder-1.5B gave the same
+    answer three times until the step limit; the step after a refused answer calls a tool."""
+    specs = tool_specs([SpyTool("read_file", {"path": "string"}), FinalAnswerTool()])
+    names = [spec.name for spec in specs]
+    after_refusal = [s.name for s in offered_after(specs, ("read_file", "final_answer"))]
+    assert after_refusal == [n for n in names if n != "final_answer"]
+    assert [s.name for s in offered_after(specs, ("read_file",))] == names
+    assert [s.name for s in offered_after(specs, ())] == names
+    answer_only = tool_specs([FinalAnswerTool()])
+    assert [s.name for s in offered_after(answer_only, ("final_answer",))] == ["final_answer"]
+
+
+def test_a_server_is_not_offered_final_answer_right_after_a_refused_one() -> None:
+    tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
+    refused = ChatMessageToolCall(
+        id="call_1",
+        type="function",
+        function=ChatMessageToolCallFunction(name="final_answer", arguments={"answer": "[x_y]"}),
+    )
+    history = [
+        ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}]),
+        ChatMessage(role=MessageRole.ASSISTANT, tool_calls=[refused]),
+        ChatMessage(
+            role=MessageRole.TOOL_RESPONSE,
+            content=[{"type": "text", "text": "Error: the final answer holds a placeholder"}],
+        ),
+    ]
+    with ScriptedOpenAIServer([{"text": call("read_file", path="b.py")}]) as server:
+        settings = Settings(model_id="openai/qwen", model_api_base=server.openai_base)
+        model = build_model(settings.model_config(), constrained_calls=True)
+        RobustModel(model).generate(history, tools_to_call_from=tools)
+        (body,) = server.chat_requests
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert schema == tool_call_schema(tool_specs(tools[:1]))
+    assert "final_answer" in json.dumps(body["tools"])  # the template still lists it

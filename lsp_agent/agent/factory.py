@@ -30,6 +30,7 @@ from smolagents.monitoring import LogLevel
 
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
+from lsp_agent.agent.listed_calls import listed_calls_before_answer
 from lsp_agent.agent.planning import plan_every, plan_token_limit
 from lsp_agent.agent.steps import StepMonitor, answer_is_real, change_before_answer
 from lsp_agent.agent.tool_calling import ToolCallingMode
@@ -133,7 +134,16 @@ def build_agent(
         max_steps=run.max_steps,
         verbosity_level=LogLevel.OFF,
         step_callbacks=callbacks,
-        final_answer_checks=[answer_is_real, change_before_answer(context, run.task)],
+        final_answer_checks=[
+            answer_is_real,
+            listed_calls_before_answer(
+                run.task,
+                [t.name for t in tools],
+                monitor.called,
+                helpers=[t.name for t in extra_tools],
+            ),
+            change_before_answer(context, run.task),
+        ],
         planning_interval=run.planning_interval or None,
     )
     agent.plan_max_tokens = plan_token_limit(budget.budget_tokens)

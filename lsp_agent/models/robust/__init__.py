@@ -50,6 +50,7 @@ from lsp_agent.models.robust.fresh import StaleCheck, fresh_reply
 from lsp_agent.models.tool_call_parsing import (
     ParsedCall,
     ParseFailure,
+    has_words,
     normalise_arguments,
     parse_tool_calls_from_text,
     prose_before_call,
@@ -272,7 +273,7 @@ class RobustModel(Model):  # type: ignore[misc]
         else:
             result = parse_tool_calls_from_text(text, {n: list(t.inputs) for n, t in tools.items()})
             if isinstance(result, ParseFailure):
-                if not text.strip():
+                if not has_words(text):  # nothing, or only tags (`<tools></tools>`)
                     return self._unusable(
                         FailureKind.EMPTY_REPLY, "it was empty", tools, text, usage
                     )

@@ -101,11 +101,25 @@ def parse_tool_calls_from_text(text: str, tools: ToolInputs | None = None) -> Pa
 CALL_START = re.compile(r'```[a-z]*\s*\{|<tool_call>|\{\s*"(name|function|tool)"\s*:')
 
 
+# A tag, opening or closing, with nothing else: `<tools>`, `</tools>`, `<br/>`.
+_TAG = re.compile(r"</?[A-Za-z_][\w-]*\s*/?>")
+
+
 def prose_before_call(text: str) -> str:
     """The words a reply wrote before the call it wrote as text ("" when it began with the
+    call, or with tags and no words: replayed, Qwen2.5-Coder-1.5B copied an empty
+    `<tools></tools>` at the start of every later reply, then wrote it alone, without a
     call); the whole text when no call start is found."""
     start = CALL_START.search(text)
-    return text[: start.start()].strip() if start else text
+    if start is None:
+        return text
+    prose = text[: start.start()].strip()
+    return prose if has_words(prose) else ""
+
+
+def has_words(text: str) -> bool:
+    """Whether `text` holds more than whitespace and tags."""
+    return bool(_TAG.sub("", text).strip())
 
 
 def says_it_is_the_answer(text: str) -> bool:

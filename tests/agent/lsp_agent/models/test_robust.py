@@ -83,6 +83,18 @@ class _FixedReply(Model):  # type: ignore[misc]
             'I will read it.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}}',
             "I will read it.",
         ),
+        # Qwen2.5-Coder-1.5B through llama-server (L3, 2026-11-28): an empty tag pair before
+        # the call, replayed, was copied at the start of every reply after it, then written
+        # alone, without the call, until the step limit
+        ('<tools></tools>\n{"name": "read_file", "arguments": {"path": "a.py"}}', None),
+        (
+            '<tools></tools>\n\n```json\n{"name": "read_file", "arguments": {"path": "a.py"}}\n```',
+            None,
+        ),
+        (
+            '<b>Reading</b> it.\n{"name": "read_file", "arguments": {"path": "a.py"}}',
+            "<b>Reading</b> it.",
+        ),
     ],
 )
 def test_a_call_written_as_text_is_replayed_once_as_the_native_call(
@@ -139,6 +151,7 @@ def test_broken_native_argument_text_is_repaired_or_explained() -> None:
     [
         ({"text": "I will look at the file."}, FailureKind.NO_TOOL_CALL, "it had no tool call"),
         ({"empty": True}, FailureKind.EMPTY_REPLY, "it was empty"),
+        ({"text": "<tools></tools>\n"}, FailureKind.EMPTY_REPLY, "it was empty"),
         ({"error": "error parsing tool call: raw='{'"}, FailureKind.HTTP_ERROR, "not valid JSON"),
         ({"error": "overloaded", "status": 503}, FailureKind.HTTP_ERROR, "HTTP 503"),
         ({"drop_connection": True}, FailureKind.CONNECTION, "connection"),

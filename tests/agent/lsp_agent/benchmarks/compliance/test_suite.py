@@ -113,14 +113,14 @@ def test_the_right_answer_without_final_answer_fails(key: str) -> None:
 
 def test_a_right_answer_that_also_changed_a_file_fails() -> None:
     record, _ = run_turns(
-        BY_KEY["L2"],
+        BY_KEY["L10"],  # a task that lists no tool call (L2's lists read_file)
         [
             {
                 "tool": "propose_patch",
                 "arguments": {"path": "config.py", "old": "473", "new": "474"},
             },
             {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
-            {"final_answer": "MAX_ITEMS is 473."},
+            {"final_answer": "The code name is Bluefin."},
         ],
     )
     assert not record.passed and record.reason == "changed files: config.py"

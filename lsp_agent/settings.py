@@ -224,10 +224,11 @@ class Settings:
         "`ID@http://host:port/v1` names another server.",
     )
     model_constrained_calls: bool = _field(
-        False,
+        True,
         _boolean,
         "Constrain each reply to one valid tool call with a JSON schema (paths limited to the "
-        "workspace's files, patch ids to the run's): Ollama `format`; "
+        "workspace's files, patch ids to the run's; on: Qwen2.5-Coder-1.5B through llama-server "
+        "passed 17 of 22 suite runs with it, 14 without): Ollama `format`; "
         "`response_format` `json_schema` for OpenAI-compatible servers that take it "
         "(llama.cpp `llama-server`, vLLM, LM Studio); servers that refuse it get `json_object` "
         "with the calls listed in the prompt, then none (llama-cpp-python: `json_object`, "

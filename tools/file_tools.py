@@ -420,9 +420,14 @@ class ReadFile(AgentTool):
         first, last = validate_line_range(
             start_line, end_line, total_lines=total, max_range=limits.max_line_range, path=canon
         )
-        # A few lines are shown with what follows them, up to MIN_READ_LINES: small models
-        # ask for read_file(path, 1, 1) meaning the file; the output budget still applies.
+        # A few lines are shown with what follows them, up to MIN_READ_LINES, and near the
+        # end of the file with what comes before them: small models ask for
+        # read_file(path, 1, 1) meaning the file, and for the one line a search named
+        # (`inventory.py` line 12 of 12, `def restock`, whose constant RESTOCK_AMOUNT is on
+        # line 3: Qwen2.5-Coder-1.5B answered with the constant's name). The output budget
+        # still applies.
         last = max(last, min(total, first + MIN_READ_LINES - 1))
+        first = min(first, max(1, last - MIN_READ_LINES + 1))
         until = total if end_line is None else last
         return render_lines(canon, lines, first, last, limits, until=until)
 

@@ -32,7 +32,12 @@ from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.listed_calls import listed_calls_before_answer
 from lsp_agent.agent.planning import plan_every, plan_token_limit
-from lsp_agent.agent.steps import StepMonitor, answer_is_real, change_before_answer
+from lsp_agent.agent.steps import (
+    StepMonitor,
+    answer_is_real,
+    change_before_answer,
+    names_only_what_was_asked,
+)
 from lsp_agent.agent.tool_calling import ToolCallingMode
 from sandbox.config import SandboxConfig
 from tools.base import AgentTool, ToolContext
@@ -136,6 +141,7 @@ def build_agent(
         step_callbacks=callbacks,
         final_answer_checks=[
             answer_is_real,
+            names_only_what_was_asked(run.task),
             listed_calls_before_answer(
                 run.task,
                 [t.name for t in tools],

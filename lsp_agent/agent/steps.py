@@ -90,6 +90,31 @@ def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
     return True
 
 
+# A name written as code: an identifier with an underscore (RESTOCK_AMOUNT, total_stock),
+# with or without a call's parentheses or dotted parts.
+_CODE_NAME = re.compile(r"[A-Za-z_][\w.]*_[\w.]*(?:\([\w, ]*\))?")
+
+
+def names_only_what_was_asked(task: str) -> Callable[..., bool]:
+    """A final-answer check: an answer that is only a name the task gave is refused, as it
+    says nothing found. Asked for "the value of RESTOCK_AMOUNT", Qwen2.5-Coder-1.5B through
+    llama-server answered "RESTOCK_AMOUNT" (L3, 2 runs of 2)."""
+
+    def names_only_what_was_asked(final_answer: Any, memory: Any, agent: Any = None) -> bool:
+        bare = str(final_answer).strip().strip("'\"`.").strip()
+        if not _CODE_NAME.fullmatch(bare):
+            return True
+        if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w(])", task) is None:
+            return True
+        raise ValueError(
+            f"the final answer only repeats {bare}, a name the task gave; answer with what "
+            f"you found about it (its value, where it is, what it does), read with a tool "
+            f"first. {SAY_IT_IN_WORDS}"
+        )
+
+    return names_only_what_was_asked
+
+
 # A sentence that asks for a change to code: "Fix it.", "Find and fix the bug in calc.py.",
 # "Please implement the stub …", "Make the tests pass." (not "How do I fix it?", nor the
 # verbs that also ask for an answer: "add 2 and 40", "make a list of the files").

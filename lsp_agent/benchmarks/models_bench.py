@@ -7,11 +7,12 @@ scripted` (the default) plays the levels' reference solutions — deterministic,
 what CI runs; any other id is built like `MODEL_ID` (`embedded`, `ollama_chat/…`,
 `openai/…` with `MODEL_API_BASE`). `--serve-llama-cpp` starts llama-cpp-python's server with
 SmolLM2 on 127.0.0.1 (`lsp_agent.testing.llama_cpp_server`) and adds it as `openai/smollm2`;
-set `MODEL_CONSTRAINED_CALLS=true` to measure constrained mode. `--agent-type code` runs the
-levels in code mode (needs the Docker sandbox; `scripted` then plays the code-form
-references, `compliance.code_reference`). `--planning-interval N` and `--subagents explorer`
-run every level in that agent mode (`compliance.modes`: the scripted references gain plan
-turns and, where delegating fits, an explorer call; in code mode, plan turns only).
+set `MODEL_CONSTRAINED_CALLS=false` to measure a server without constrained calls.
+`--agent-type code` runs the levels in code mode (needs the Docker sandbox; `scripted` then
+plays the code-form references, `compliance.code_reference`). `--planning-interval N` and
+`--subagents explorer` run every level in that agent mode (`compliance.modes`: the scripted
+references gain plan turns and, where delegating fits, an explorer call; in code mode, plan
+turns only).
 Progress goes to stderr, the tables to stdout.
 """
 
@@ -176,7 +177,7 @@ def _measure(runs: int, options: BenchOptions, served: dict[str, Served]) -> Fig
         results,
         runs=runs,
         levels=[level.key for level in levels],
-        command=("MODEL_CONSTRAINED_CALLS=true " if base.model_constrained_calls else "")
+        command=("" if base.model_constrained_calls else "MODEL_CONSTRAINED_CALLS=false ")
         + command_line(
             runs,
             models,

@@ -8,9 +8,11 @@ grammar; vLLM uses guided decoding). The server then constrains the reply to exa
 call of an offered tool with valid arguments. The catch (Ollama issues #8095, #11037):
 with a schema set the model cannot write its native tool-call markup, so the call comes
 back as JSON *content* and no `tool_calls`; `RobustModel` parses that content as the call.
-The tools still reach the model's prompt through its template. Opt-in: plain native tool
-calling stays the default, as it keeps the model on the format it was trained on and lets
-it write prose.
+The tools still reach the model's prompt through its template. On by default
+(`MODEL_CONSTRAINED_CALLS=false` turns it off): through llama-server, Qwen2.5-Coder-1.5B
+passed 17 of 22 suite runs with the schema and 14 without, in a third of the time (without
+it, it wrote calls as fenced JSON after empty tags, triple quotes unescaped in strings, and
+empty replies); a server that refuses the schema gets weaker forms (`capabilities`).
 
 Like the embedded model's grammar, the schema takes the job's `argument_choices` where they
 are fixed lists (the workspace's files for path arguments, the run's patch ids), asked

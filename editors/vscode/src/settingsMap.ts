@@ -118,7 +118,7 @@ export const SERVER_SETTINGS: readonly ServerSetting[] = [
     key: 'model.constrainedCalls',
     serverKey: 'MODEL_CONSTRAINED_CALLS',
     type: 'boolean',
-    default: false,
+    default: true,
     markdownDescription:
       'Constrain each model reply to one valid tool call with a JSON schema (Ollama `format`, `response_format` for OpenAI-compatible servers such as llama.cpp or vLLM). The embedded model always uses its grammar.',
   },

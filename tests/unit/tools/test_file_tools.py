@@ -251,6 +251,18 @@ def test_a_narrow_range_shows_what_follows_too(tmp_repo: Path) -> None:
         assert read("small.py", start_line=start, end_line=end) == read("small.py")
 
 
+def test_a_narrow_range_at_the_end_shows_what_comes_before_too(tmp_repo: Path) -> None:
+    # through llama-server, Qwen2.5-Coder-1.5B read inventory.py line 12 of 12 (`def restock`,
+    # where rg_search found it) and answered with the name of the constant set on line 3
+    (tmp_repo / "small.py").write_text(numbered(12))
+    read = make(ReadFile, tmp_repo).forward
+    assert read("small.py", start_line=12, end_line=12) == read("small.py")
+    (tmp_repo / "big.txt").write_text(numbered(120))
+    assert read("big.txt", start_line=118, end_line=120).startswith(
+        "big.txt (lines 101-120 of 120)"
+    )
+
+
 def test_read_file_has_no_line_number_prefixes(tmp_repo: Path) -> None:
     (tmp_repo / "big.txt").write_text(numbered(5))
     body = make(ReadFile, tmp_repo).forward("big.txt").splitlines()[1:]
@@ -259,7 +271,7 @@ def test_read_file_has_no_line_number_prefixes(tmp_repo: Path) -> None:
 
 def test_read_file_end_past_the_end_is_clamped(tmp_repo: Path) -> None:
     out = make(ReadFile, tmp_repo).forward("pkg/calc.py", start_line=2, end_line=99)
-    assert out.splitlines()[0] == "pkg/calc.py (lines 2-2 of 2)"
+    assert out.splitlines()[0] == "pkg/calc.py (lines 1-2 of 2)"  # a short file: all of it
 
 
 def test_read_file_long_file_without_range_shows_first_part_and_next_call(

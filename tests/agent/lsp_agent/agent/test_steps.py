@@ -147,3 +147,35 @@ def test_brackets_and_hyphens_that_say_something_are_an_answer(answer: str) -> N
     from lsp_agent.agent.steps import empty_answer_reason
 
     assert empty_answer_reason(answer) is None
+
+
+L3 = (
+    'Use rg_search to find the file that contains "def restock". Then use read_file to read '
+    "that file. Answer with final_answer: the value of RESTOCK_AMOUNT."
+)
+
+
+@pytest.mark.parametrize("answer", ["RESTOCK_AMOUNT", "`RESTOCK_AMOUNT`.", "'RESTOCK_AMOUNT'"])
+def test_an_answer_that_only_repeats_a_name_the_task_gave_is_refused(answer: str) -> None:
+    from lsp_agent.agent.steps import names_only_what_was_asked
+
+    # through llama-server, Qwen2.5-Coder-1.5B answered "RESTOCK_AMOUNT" (L3, 2 of 2)
+    with pytest.raises(ValueError, match="only repeats RESTOCK_AMOUNT, a name the task gave"):
+        names_only_what_was_asked(L3)(answer, None)
+
+
+@pytest.mark.parametrize(
+    ("task", "answer"),
+    [
+        (L3, "RESTOCK_AMOUNT is 37."),
+        (L3, "37"),
+        (L3, "inventory.py"),
+        ("What is the first function defined in calc.py?", "weighted_total"),
+        ("Which function calls restock?", "restock_all"),
+        ("Is total_stock() tested?", "yes"),
+    ],
+)
+def test_an_answer_that_says_something_found_stands(task: str, answer: str) -> None:
+    from lsp_agent.agent.steps import names_only_what_was_asked
+
+    assert names_only_what_was_asked(task)(answer, None)

@@ -1,5 +1,5 @@
-"""The calls a task lists: an answer given before a tool the task names was called as often
-as it names it is refused once, with the sentence of the step left out.
+"""The calls a task lists: an answer given before the job made as many calls as the task
+names tools is refused once, with the sentence of the step left out.
 
 Small models are told what to do step by step ("Use read_file to read config.py and find
 DATA_FILE. Then use read_file to read the file that DATA_FILE names. Answer with
@@ -36,14 +36,12 @@ def listed_calls(task: str, tool_names: Collection[str]) -> list[tuple[str, str]
 
 
 def missing_call(listed: Sequence[tuple[str, str]], made: Sequence[str]) -> tuple[str, str] | None:
-    """The first listed call not made yet (the n-th mention of a tool called fewer than n
-    times), or None."""
-    seen: dict[str, int] = {}
-    for tool, sentence in listed:
-        seen[tool] = seen.get(tool, 0) + 1
-        if made.count(tool) < seen[tool]:
-            return tool, sentence
-    return None
+    """The first listed call not made yet, or None: with n calls made (`final_answer` aside),
+    the (n+1)-th listed one. Any tool may take a step: told to read a file with read_file,
+    the model read it with read_file_snippet and answered right, and counting calls by tool
+    refused that answer (L4)."""
+    count = sum(1 for tool in made if tool != ANSWER)
+    return listed[count] if count < len(listed) else None
 
 
 def listed_calls_before_answer(

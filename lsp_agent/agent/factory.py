@@ -140,14 +140,16 @@ def build_agent(
         verbosity_level=LogLevel.OFF,
         step_callbacks=callbacks,
         final_answer_checks=[
-            answer_is_real,
-            names_only_what_was_asked(run.task),
+            # the step the task lists first: told only that "[owner_name]" is a placeholder,
+            # the model ran whatever tool came to hand (L4), not the read the task lists
             listed_calls_before_answer(
                 run.task,
                 [t.name for t in tools],
                 monitor.called,
                 helpers=[t.name for t in extra_tools],
             ),
+            answer_is_real,
+            names_only_what_was_asked(run.task),
             change_before_answer(context, run.task),
         ],
         planning_interval=run.planning_interval or None,

@@ -214,7 +214,9 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         than with a call, it writes them: words that say they are the answer
         (`Final answer: …`) are the reply; any other words (an explanation, a plan, an
         answer not marked as one) are the call's reasoning: the call is written after them,
-        under the grammar, and only the call is kept (see the module doc)."""
+        under the grammar, and only the call is kept (see the module doc). Right after a
+        refused answer, words that say they are the answer are reasoning too: the model
+        wrote its refused answer again in words, with our refusal copied after it (L4)."""
         decoder = self.loaded.decoder
         load = None
         reasoning: list[int] = []
@@ -231,7 +233,8 @@ class EmbeddedModel(Model):  # type: ignore[misc]
                 )
                 start = CALL_START.search(generation.text)
                 words = generation.text[: start.start()] if start else generation.text
-                if start is None and says_it_is_the_answer(words):
+                refused = bool(history) and history[-1] == ANSWER  # `offered_after`
+                if start is None and says_it_is_the_answer(words) and not refused:
                     return self._text_reply(generation, len(prompt), load, None)
                 words = words.rstrip()
                 reasoning = self._tokens(words + "\n") if words else []

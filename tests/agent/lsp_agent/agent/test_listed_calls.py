@@ -58,7 +58,7 @@ def test_an_answer_before_a_listed_step_is_refused_once(tmp_repo: Path) -> None:
     settings = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_steps=8)
     turns = [
         {"tool": "read_file", "arguments": {"path": "config.py"}},
-        {"final_answer": "The owner is Bob."},
+        {"final_answer": "The owner is [owner_name]."},  # the listed step is told first
         {"tool": "read_file", "arguments": {"path": "owner.txt"}},
         {"final_answer": "The owner is Mira Okonkwo."},
     ]
@@ -67,8 +67,10 @@ def test_an_answer_before_a_listed_step_is_refused_once(tmp_repo: Path) -> None:
     told = " ".join(str(m.content) for m in model.calls[2].messages)
     assert "the task lists a step not taken yet" in told
     assert "Then use read_file to read the file that DATA_FILE names." in told
+    assert "holds a placeholder" not in told
     # said again without the step, the answer stands
-    again = [turns[0], turns[1], turns[1]]
+    bob = {"final_answer": "The owner is Bob."}
+    again = [turns[0], bob, bob]
     result, _, model = run_scripted(tmp_repo, again, settings, L4, cancel=Event())
     assert result.status == "answered" and result.answer == "The owner is Bob."
     assert len(model.calls) == 3

@@ -145,7 +145,9 @@ def build_agent(
             listed_calls_before_answer(
                 run.task,
                 [t.name for t in tools],
-                monitor.called,
+                # every call the wrapper recorded, this step's too (a code block may read
+                # and answer in one step; the monitor counts a step after it)
+                lambda: [call.tool for call in context.state.calls],
                 helpers=[t.name for t in extra_tools],
             ),
             answer_is_real,

@@ -235,10 +235,6 @@ class StepMonitor:
         if self.cancel.is_set() or self.context.state.stopped:
             agent.interrupt()
 
-    def called(self) -> list[str]:
-        """The tools called so far, in order (a code step's calls each)."""
-        return list(self.tools_used)
-
     # ---- what a mode says of its own steps ---------------------------------------------------
     def step_tools(self, step: ActionStep, agent: Any) -> list[str]:
         """The tools `step` called (counted in `steps_taken` when it called one)."""

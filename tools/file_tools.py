@@ -529,7 +529,7 @@ class ReadFileSnippet(AgentTool):
                 notes.append(f"(No line matches the pattern as a regex; matched {how}.)")
         if not hits:
             notes.insert(0, f"No lines in {canon} match {pattern!r} ({len(lines)} lines).")
-            return " ".join(notes) + _whole_short_file(canon, lines, limits)
+            return " ".join(notes) + _whole_short_file(lines, limits)
         blocks = merge_blocks(hits, context, len(lines), ends=definition_ends(lines, hits))
         header = (
             f"{canon}: {plural(len(hits), 'matching line')} in {plural(len(blocks), 'block')} "
@@ -544,7 +544,7 @@ class ReadFileSnippet(AgentTool):
         )
 
 
-def _whole_short_file(canon: str, lines: Sequence[str], limits: ToolLimits) -> str:
+def _whole_short_file(lines: Sequence[str], limits: ToolLimits) -> str:
     """A file of at most `WHOLE_FILE_ON_MISS` lines, shown whole after a pattern that matched
     nothing in it (or "" when it is longer or does not fit). Told only that no line of a
     three-line data file matched `DATA_FILE`, Qwen2.5-Coder-1.5B answered with a name the file

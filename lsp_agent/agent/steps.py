@@ -57,7 +57,7 @@ def empty_answer_reason(text: str, tool_names: Collection[str] = ()) -> str | No
     stripped = text.strip()
     if stripped.lower() in PLACEHOLDER_ANSWERS or stripped.startswith("<"):
         return "the final answer is empty or a placeholder"
-    bare = stripped.strip("'\"`.").strip()
+    bare = _bare(stripped)
     for what, pattern in BARE_IDS:
         if pattern.fullmatch(bare):
             return (
@@ -78,6 +78,11 @@ def empty_answer_reason(text: str, tool_names: Collection[str] = ()) -> str | No
             "find the value with a tool first"
         )
     return None
+
+
+def _bare(text: str) -> str:
+    """An answer without its quotes, backticks and closing dot."""
+    return text.strip().strip("'\"`.").strip()
 
 
 def answer_is_real(final_answer: Any, memory: Any, agent: Any = None) -> bool:
@@ -101,7 +106,7 @@ def names_only_what_was_asked(task: str) -> Callable[..., bool]:
     llama-server answered "RESTOCK_AMOUNT" (L3, 2 runs of 2)."""
 
     def names_only_what_was_asked(final_answer: Any, memory: Any, agent: Any = None) -> bool:
-        bare = str(final_answer).strip().strip("'\"`.").strip()
+        bare = _bare(str(final_answer))
         if not _CODE_NAME.fullmatch(bare):
             return True
         if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w(])", task) is None:

@@ -65,6 +65,7 @@ from lsp_agent.models.embedded.tool_grammar import (
     CALL_PREFIX,
     MIN_ANSWER_CHARS,
     ToolSpec,
+    answer_refused,
     call_head,
     check_call,
     offered_after,
@@ -233,8 +234,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
                 )
                 start = CALL_START.search(generation.text)
                 words = generation.text[: start.start()] if start else generation.text
-                refused = bool(history) and history[-1] == ANSWER  # `offered_after`
-                if start is None and says_it_is_the_answer(words) and not refused:
+                if start is None and says_it_is_the_answer(words) and not answer_refused(history):
                     return self._text_reply(generation, len(prompt), load, None)
                 words = words.rstrip()
                 reasoning = self._tokens(words + "\n") if words else []

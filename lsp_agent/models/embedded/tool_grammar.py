@@ -390,6 +390,12 @@ def offered_after(specs: Sequence[ToolSpec], history: Sequence[str]) -> list[Too
     the file is [owner_name]" holds a placeholder and to find the value with a tool,
     Qwen2.5-Coder-1.5B gave the same answer three times, each decoded again hotter, until
     the step limit (L4); the repeat penalty lowered the odds of the answer, not enough."""
-    if not history or history[-1] != "final_answer" or all(s.name == "final_answer" for s in specs):
+    if not answer_refused(history) or all(s.name == "final_answer" for s in specs):
         return list(specs)
     return [s for s in specs if s.name != "final_answer"]
+
+
+def answer_refused(history: Sequence[str]) -> bool:
+    """Whether the last of the calls `history` was a `final_answer` (the job went on after
+    it, so it was refused)."""
+    return bool(history) and history[-1] == "final_answer"

@@ -27,6 +27,7 @@ from tools.patches import (
     is_stale,
     next_step,
     not_a_fix,
+    one_line_reading,
     rebase,
     refuse_broken_python,
     still_failing,
@@ -143,6 +144,7 @@ class ProposePatch(ProposalTool):
                     exc.message = f"{exc.message} {elsewhere}"
             raise
         result = whole_definition_reading(path, old, new, plain, workspace)
+        result = one_line_reading(path, old, new, result, workspace)
         return self.proposal(result.diff, result)
 
 

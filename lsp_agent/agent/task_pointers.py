@@ -19,6 +19,9 @@ repo_info and list_files in turn until the loop guard stopped it, and never read
     Found in this repository: pangram.py, pangram_test.py. Read them with
     read_file(path="pangram.py") and read_file(path="pangram_test.py").
 
+Beside a definition it points at, the test functions that call it, whole (`calling_tests`): the
+test says what the function must return, which the code alone did not tell the model.
+
 Only functions and classes are pointed at, with their signature line; a constant's
 assignment is not (its value is for the model to read, and a small model told where it is
 answered with the place instead of the value).
@@ -37,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
+from lsp_agent.agent.calling_tests import CallingTest, calling_tests
 from tools.registry import TOOL_NAMES
 from tools.workspace import NotTextError, Workspace
 
@@ -188,10 +192,28 @@ def find_pointers(task: str, workspace: Workspace) -> Pointers:
     text = f"Found in this repository: {'; '.join(found)}."
     if shown:
         text += "\n\n" + "\n\n".join(shown.values())
+    if places and not told_tools:
+        room = SHOWN_MAX_CHARS - sum(len(block) for block in shown.values())
+        tests = calling_tests((p.name for p in places), workspace, listed)
+        text += "".join(_test_blocks([t for t in tests if t.path not in paths], room))
     if unread:
         reads = " and ".join(f"read_file(path={json.dumps(path)})" for path in unread)
         text += f"{chr(10) * 2 if shown else ' '}Read {_them(unread)} with {reads}."
     return Pointers(text, paths, tuple(shown))
+
+
+def _test_blocks(tests: list[CallingTest], room: int) -> list[str]:
+    """Each of `tests` as the task message shows it, while it fits in `room` characters
+    (`calling_tests`: a test says what the code it calls must do)."""
+    blocks: list[str] = []
+    for test in tests:
+        fence = "`" * max(3, _longest_backtick_run(test.text) + 1)
+        where = f"A test of {test.name} in {test.path} line {test.line}"
+        block = f"\n\n{where}:\n{fence}\n{test.text}\n{fence}"
+        if len(block) <= room:
+            blocks.append(block)
+            room -= len(block)
+    return blocks
 
 
 def _them(paths: list[str]) -> str:

@@ -42,6 +42,7 @@ from tools.patches.model import (
     render_unified_diff,
     unified_hunks,
 )
+from tools.patches.one_line import one_line_reading
 from tools.patches.other_files import text_elsewhere
 from tools.patches.python_syntax import refuse_broken_python
 from tools.patches.search_replace import (
@@ -108,6 +109,7 @@ __all__ = [
     "lines_with_ends",
     "next_step",
     "not_a_fix",
+    "one_line_reading",
     "parse_diff",
     "plan_undo",
     "rebase",

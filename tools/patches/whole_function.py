@@ -98,36 +98,44 @@ def apply_whole_function(path: str, name: str, code: str, workspace: Workspace) 
 def whole_definition_reading(
     path: str, old: str, new: str, plain: PatchResult, workspace: Workspace
 ) -> PatchResult:
-    """`plain` (``propose_patch``'s edit as written), or, when `old` is the def or class line of
-    one definition, `new` a whole new definition of that name, and `plain` leaves the file
-    no longer parsing while the definition replaced whole parses: that replacement.
+    """`plain` (``propose_patch``'s edit as written), or, when `plain` leaves the file no
+    longer parsing, `whole_definition` of `old` and `new` where there is one.
     Qwen2.5-Coder-1.5B, having said average() should divide by ``len(values)``, sent
     ``old="def average(values):"``, ``new="def average(values): return sum(values) /
     len(values)"``: taken as written, the old body is left under a one-line def (an
     IndentationError); read as a whole definition, it is the fix it meant. An insertion
     after a def line (a docstring) still parses, and is taken as written."""
     patched = plain.files[0]
-    header = old.strip()
-    if len(plain.files) != 1 or "\n" in header or not path.endswith(".py"):
-        return plain
-    if patched.after is None or _parses(patched.after):
+    if len(plain.files) != 1 or patched.after is None or parses(patched.after):
         return plain  # the edit as written parses: it is what was meant
+    return whole_definition(path, old, new, workspace) or plain
+
+
+def whole_definition(path: str, old: str, new: str, workspace: Workspace) -> PatchResult | None:
+    """When `old` is the def or class line of one definition in the Python file `path` and
+    `new` a whole new definition of that name: that definition replaced whole, with a note
+    saying so, if the file then parses; else None."""
+    header = old.strip()
+    if "\n" in header or not path.endswith(".py"):
+        return None
     named = _defined_name(header + " pass")
     if named is None or _defined_name(new) != named:
-        return plain
+        return None
     try:
         whole = apply_whole_function(path, named, new, workspace)
     except PatchError:
-        return plain
-    note = (
-        f"{patched.path}: 'old' was the def line of {named} and 'new' a whole definition, "
-        f"which left the file unparsable; {named} was replaced whole instead"
-    )
+        return None
     rewritten = whole.files[0]
+    if rewritten.after is None or not parses(rewritten.after):
+        return None
+    note = (
+        f"{rewritten.path}: 'old' was the def line of {named} and 'new' a whole definition; "
+        f"{named} was replaced whole"
+    )
     return PatchResult((replace(rewritten, adjustments=(*rewritten.adjustments, note)),))
 
 
-def _parses(text: str) -> bool:
+def parses(text: str) -> bool:
     try:
         ast.parse(text)
     except (SyntaxError, ValueError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsp_agent.agent.calling_tests import MAX_TEST_LINES, MAX_TESTS, calling_tests
 from lsp_agent.agent.instructions import task_message
 from lsp_agent.agent.task_pointers import (
     MAX_PLACES,
@@ -172,3 +173,63 @@ def test_quotes_that_are_not_text_of_the_file_or_apostrophes_are_not_snippets() 
     task = "It's wrong: don't divide by \"len(items)\" or `  `; see 'average' twice: 'average'."
     assert quoted_snippets(task, FILE_TEXT) == ["average"]
     assert quoted_snippets("no quotes here", FILE_TEXT) == []
+
+
+REPORT = (
+    "def total_stock(items):\n    total = 0\n    for item in items[1:]:\n"
+    "        total += item.count\n    return total\n"
+)
+
+
+def test_the_tests_that_call_a_pointed_at_function_are_shown_beside_it(tmp_path: Path) -> None:
+    # Shown report.py alone, Qwen2.5-Coder-1.5B did not see that `items[1:]` skips the first
+    # item (L8, every run); the test says what the total must be.
+    ws = workspace(
+        tmp_path,
+        {
+            "report.py": REPORT,
+            "tests/test_report.py": (
+                "from report import total_stock\n\n\n"
+                "def test_total_stock():\n"
+                '    assert total_stock([Item("bolts", 3), Item("nuts", 4)]) == 7\n\n\n'
+                "def test_other():\n    assert 1 == 1\n"
+            ),
+        },
+    )
+    text = task_pointers("total_stock() returns the wrong total. Fix it.", ws)
+    assert text.endswith(
+        "return total\n```\n\n"
+        "A test of total_stock in tests/test_report.py line 4:\n```\n"
+        "def test_total_stock():\n"
+        '    assert total_stock([Item("bolts", 3), Item("nuts", 4)]) == 7\n```'
+    )
+    assert "test_other" not in text
+
+
+def test_tests_are_shortest_first_bounded_and_not_for_tasks_that_name_tools(
+    tmp_path: Path,
+) -> None:
+    long_test = (
+        "def test_long():\n" + "    x = 1\n" * (MAX_TEST_LINES + 1) + "    total_stock([])\n"
+    )
+    method = (
+        "class TestReport:\n    @staticmethod\n    def test_method():\n"
+        "        assert total_stock([]) == 0\n"
+    )
+    short = "def test_a():\n    assert total_stock([]) == 0\n"
+    ws = workspace(
+        tmp_path,
+        {
+            "report.py": REPORT,
+            "test_long.py": long_test,
+            "report_test.py": method,
+            "tests/test_short.py": short,
+            "tests/broken_test.py": "def test_x(:\n",
+        },
+    )
+    found = calling_tests(["total_stock"], ws, ws.list_files())
+    assert [(t.path, t.line) for t in found] == [("tests/test_short.py", 1), ("report_test.py", 3)]
+    assert found[1].text == "@staticmethod\ndef test_method():\n    assert total_stock([]) == 0"
+    assert len(found) == MAX_TESTS
+    told = "Use read_file to read the code of total_stock(), then final_answer."
+    assert "A test of" not in task_pointers(told, ws)

@@ -19,7 +19,8 @@ are fixed lists (the workspace's files for path arguments, the run's patch ids),
 afresh for every request: through llama-server, Qwen2.5-Coder-1.5B read a wrong path again
 after the hint that named the right one (L7), which a schema with the files as an enum
 cannot write. Right after a refused `final_answer` the schema leaves `final_answer` out, as
-the embedded grammar does (`tool_grammar.offered_after`).
+the embedded grammar does (`tool_grammar.offered_after`); a decode again of a stale reply
+leaves its tool out (`left_out_tools`, `robust.fresh`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class ToolCallFormat(Model):  # type: ignore[misc]
         self.inner = inner
         # what arguments may name (`RobustModel.offer_argument_choices`), asked per request
         self.argument_choices: Callable[[], Mapping[str, Any]] | None = None
+        # tools a decode again leaves out of the schema (`robust.fresh.leaving_out`)
+        self.left_out_tools: frozenset[str] = frozenset()
 
     def generate(self, messages: list[ChatMessage | dict[str, Any]], **options: Any) -> ChatMessage:
         """`inner.generate` with the same options (smolagents passes them by keyword) and,
@@ -60,8 +63,9 @@ class ToolCallFormat(Model):  # type: ignore[misc]
         tools = options.get("tools_to_call_from")
         if tools and options.get("response_format") is None:
             choices = self.argument_choices() if self.argument_choices is not None else None
+            offered = [t for t in tools if t.name not in self.left_out_tools] or tools
             options["response_format"] = tool_call_response_format(
-                tools, choices, called_tools(messages)
+                offered, choices, called_tools(messages)
             )
         reply: ChatMessage = self.inner.generate(messages, **options)
         return reply

@@ -46,7 +46,7 @@ from lsp_agent.models.robust.failures import (
     example_call,
     recovery_text,
 )
-from lsp_agent.models.robust.fresh import StaleCheck, fresh_reply
+from lsp_agent.models.robust.fresh import StaleCheck, fresh_reply, leaving_out, stale_tools
 from lsp_agent.models.tool_call_parsing import (
     ParsedCall,
     ParseFailure,
@@ -188,10 +188,14 @@ class RobustModel(Model):  # type: ignore[misc]
         if stale is None or not varies or isinstance(reply, UnusableReply):
             return reply
 
+        repeated = stale_tools(reply, tools_to_call_from or [])
+
         def again(temperature: float) -> ChatMessage:
             counted = len(self.call_stats)
-            fresh = once(temperature=temperature)
-            if len(self.call_stats) > counted:  # its figures say it was a decode again
+            with leaving_out(self.inner, repeated) as narrowed:
+                # narrowed, the constraint differs: no heat is needed (`fresh`)
+                fresh = once() if narrowed else once(temperature=temperature)
+            if len(self.call_stats) > counted and not narrowed:  # a hotter decode again
                 self.call_stats[-1]["temperature"] = temperature
             return fresh
 

@@ -13,6 +13,18 @@ temperature fallback, a greedy decode that repeats itself gets more randomness, 
 different prompt: the cache of the prompt is reused and nothing is added to the history.
 A model whose `varies_with_temperature` is false (a scripted replay) is asked once.
 
+A model that constrains its calls to the tools offered (`left_out_tools`: the JSON schema
+sent to a server, `tool_call_format`) decodes again without the tools that only read
+in that constraint when the stale reply reads (`stale_tools`); the prompt, which lists
+every tool, stays as it was, so its cache holds.
+Through llama-server with the schema, Qwen2.5-Coder-1.5B read `calc.py` lines 1-11 of 11
+again at 0.0, 0.7 and 1.0, step after step, until the loop guard stopped the run (L7, 2
+of 3 runs): hotter, the same call is still the likeliest; with `read_file` alone left out
+it read with `read_file_snippet`, then `read_file` again. Such a decode again keeps the
+request's temperature: the constraint differs, so the reply does, and a hotter one is a
+draw (with the readers left out at 0.7 it answered "average(values)", which it had read was
+the second function).
+
 Decoding again is given up while it does not help (`DecodesAgain`): after
 `FRUITLESS_STEPS` steps in a row whose replies were all stale, at every temperature, a
 job's stale replies run as they are (the loop guard and the observations then deal with
@@ -23,7 +35,9 @@ at 0.0, 0.7 and 1.0 for eleven steps (satellite: 22 decodes again, about 220 s o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from smolagents.models import ChatMessage
 
@@ -85,3 +99,32 @@ def fresh_reply(
             return reply
         reply = fresh
     return reply
+
+
+def stale_tools(reply: ChatMessage, offered: Sequence[Any]) -> frozenset[str]:
+    """The tools a decode again of the stale `reply` leaves out: when it calls a tool of
+    `offered` that only reads (`read_only`), every such tool (one left out alone, the model
+    took the next reader: `read_file`, `read_file_snippet`, `read_file`, … until the loop
+    guard stopped it); else none: a stale proposal keeps its tool, since a different
+    proposal is what the job needs, not none."""
+    readers = {
+        tool.name for tool in offered if getattr(getattr(tool, "inner", tool), "read_only", False)
+    }
+    called = {call.function.name for call in reply.tool_calls or []}
+    return frozenset(readers) if called & readers else frozenset()
+
+
+@contextmanager
+def leaving_out(model: Any, tools: frozenset[str]) -> Iterator[bool]:
+    """While in the block, `model` leaves `tools` out of the calls it constrains its replies
+    to, when it constrains them (`left_out_tools`; the block gets True); other models are
+    asked as they are (False)."""
+    if not tools or not hasattr(model, "left_out_tools"):
+        yield False
+        return
+    before = model.left_out_tools
+    model.left_out_tools = tools
+    try:
+        yield True
+    finally:
+        model.left_out_tools = before

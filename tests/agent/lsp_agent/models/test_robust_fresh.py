@@ -5,10 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from smolagents.default_tools import FinalAnswerTool
-from smolagents.models import ChatMessage, MessageRole
+from smolagents.models import (
+    ChatMessage,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    MessageRole,
+)
 
 from lsp_agent.models.robust import RobustModel
-from lsp_agent.models.robust.fresh import RETRY_TEMPERATURES
+from lsp_agent.models.robust.fresh import RETRY_TEMPERATURES, leaving_out, stale_tools
 from lsp_agent.models.scripted import ScriptedModel
 from lsp_agent.testing import SpyTool
 
@@ -106,3 +111,24 @@ def test_decoding_again_is_given_up_while_it_is_fruitless_and_taken_up_after_a_f
     assert not decodes.given_up
     assert _path(model.generate(USER, tools_to_call_from=_tools())) == "b.py"
     assert [c.kwargs.get("temperature") for c in inner.calls[-2:]] == [None, 0.7]
+
+
+def _calling(name: str) -> ChatMessage:
+    call = ChatMessageToolCall(
+        id="1",
+        type="function",
+        function=ChatMessageToolCallFunction(name=name, arguments={"path": "a.py"}),
+    )
+    return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[call])
+
+
+def test_a_stale_read_leaves_every_reader_out_of_a_decode_again_a_proposal_none() -> None:
+    readers = [SpyTool(name, {"path": "string"}) for name in ("read_file", "read_file_snippet")]
+    for reader in readers:
+        reader.read_only = True
+    offered = [*readers, SpyTool("propose_patch", {"path": "string"}), FinalAnswerTool()]
+    assert stale_tools(_calling("read_file"), offered) == {"read_file", "read_file_snippet"}
+    assert stale_tools(_calling("propose_patch"), offered) == frozenset()
+    plain = ScriptedModel([READ_A])
+    with leaving_out(plain, frozenset({"read_file"})) as narrowed:  # no constraint to narrow
+        assert not narrowed and not hasattr(plain, "left_out_tools")

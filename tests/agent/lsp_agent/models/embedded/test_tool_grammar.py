@@ -365,3 +365,28 @@ def test_a_server_is_not_offered_final_answer_right_after_a_refused_one() -> Non
     schema = body["response_format"]["json_schema"]["schema"]
     assert schema == tool_call_schema(tool_specs(tools[:1]))
     assert "final_answer" in json.dumps(body["tools"])  # the template still lists it
+
+
+def test_a_decode_again_of_a_stale_call_leaves_its_tool_out_of_the_schema_only() -> None:
+    # Through llama-server with the schema, Qwen2.5-Coder-1.5B read calc.py lines 1-11 of 11
+    # again at 0.0, 0.7 and 1.0 until the loop guard stopped the run (L7).
+    tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
+    tools[0].read_only = True  # as tools.file_tools.ReadFile: a reader shows what it showed
+    replies = [{"text": call("read_file", path="a.py")}, {"text": call("final_answer", answer="x")}]
+    with ScriptedOpenAIServer(replies) as server:
+        settings = Settings(model_id="openai/qwen", model_api_base=server.openai_base)
+        model = RobustModel(build_model(settings.model_config(), constrained_calls=True))
+        model.stale_reply = lambda reply: (
+            "it repeats the last call" if reply.tool_calls[0].function.name == "read_file" else None
+        )
+        user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
+        reply = model.generate([user], tools_to_call_from=tools)
+        first, again = server.chat_requests
+    assert first["response_format"]["json_schema"]["schema"] == tool_call_schema(tool_specs(tools))
+    assert again["response_format"]["json_schema"]["schema"] == tool_call_schema(
+        tool_specs(tools[1:])
+    )
+    assert [t["function"]["name"] for t in again["tools"]] == ["read_file", "final_answer"]
+    assert again.get("temperature") == first.get("temperature")  # narrowed, not hotter
+    assert reply.tool_calls and reply.tool_calls[0].function.name == "final_answer"
+    assert model.inner.left_out_tools == frozenset()  # only for the decode again

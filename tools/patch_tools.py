@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from safety.approval_flags import patch_flags
 from safety.approvals import ApprovalKind
 from safety.errors import ErrorType
-from tools.base import AgentTool, ApprovalAsk, ToolFailure
+from tools.base import AgentTool, ApprovalAsk, ToolContext, ToolFailure
 from tools.patches import (
     PatchError,
     PatchResult,
@@ -202,13 +202,24 @@ class ShowPatch(PatchToolBase):
 
 
 class ApplyPatch(PatchToolBase):
+    """Apply a proposed patch. One whose check says it is no fix (`not_a_fix`: it broke
+    passing tests, or every failing test still fails) is refused the first time, before
+    anyone is asked: told "do not apply it", Qwen2.5-Coder-1.5B applied such patches one
+    after another (L8: `item.count + item.count`, then `sum(…) / 2` over it), and each
+    later proposal began from the broken text. Asked again, it is applied (the user still
+    approves it)."""
+
     name = "apply_patch"
     description = "Apply a proposed patch once the user approves it."
     inputs = {"patch_id": PATCH_ID_INPUT}
 
+    def __init__(self, context: ToolContext) -> None:
+        super().__init__(context)
+        self.refused_once: set[str] = set()  # ids of no-fix patches refused already
+
     def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
         patch = self.context.patches.get(arguments.get("patch_id"))
-        if patch.status != "proposed":
+        if patch.status != "proposed" or self._no_fix(patch):
             return None  # forward() explains why it cannot be applied
         flags = patch_flags(patch.result.diff, patch.files)
         summary = f"Apply {patch.id} to {', '.join(patch.files)}"
@@ -236,6 +247,15 @@ class ApplyPatch(PatchToolBase):
                 + self.context.patches.summary(),
                 patch_id=patch.id,
             )
+        refusal = self._no_fix(patch)
+        if refusal:
+            self.refused_once.add(patch.id)
+            raise ToolFailure(
+                ErrorType.INVALID_ARGUMENT,
+                f"{patch.id} was not applied: {refusal}",
+                f'To apply it all the same, call apply_patch(patch_id="{patch.id}") again.',
+                patch_id=patch.id,
+            )
         changed = is_stale(patch, self.context.workspace)
         if changed:
             self._refresh_stale(patch, changed)
@@ -255,6 +275,13 @@ class ApplyPatch(PatchToolBase):
             "Read the current text with read_file and propose a new patch.",
             patch_id=patch.id,
         )
+
+    def _no_fix(self, patch: StoredPatch) -> str:
+        """Why `patch` is refused now (its check says it is no fix, and it was not refused
+        before), or ""."""
+        if patch.id in self.refused_once:
+            return ""
+        return not_a_fix(patch.id, patch.check, patch.files)
 
     def _refresh_stale(self, patch: StoredPatch, changed: list[str]) -> None:
         """Never write over newer text: re-base and re-check, then ask to apply again."""

@@ -140,12 +140,30 @@ def to_provider_messages(messages: list[ChatMessage | dict[str, Any]]) -> list[d
 
 def called_tools(messages: Sequence[ChatMessage | dict[str, Any]]) -> tuple[str, ...]:
     """The tools of the calls in the history, oldest first."""
-    names: list[str] = []
+    return tuple(name for name, _ in past_calls(messages))
+
+
+def past_calls(messages: Sequence[ChatMessage | dict[str, Any]]) -> list[tuple[str, Any]]:
+    """The calls in the history, oldest first: (tool, arguments), the arguments decoded
+    when they were sent as JSON text."""
+    found: list[tuple[str, Any]] = []
     for message in messages:
         calls = message.get("tool_calls") if isinstance(message, dict) else message.tool_calls
         for call in calls or ():
             function = call.get("function", {}) if isinstance(call, dict) else call.function
-            name = function.get("name") if isinstance(function, dict) else function.name
+            if isinstance(function, dict):
+                name, arguments = function.get("name"), function.get("arguments")
+            else:
+                name, arguments = function.name, function.arguments
             if name:
-                names.append(str(name))
-    return tuple(names)
+                found.append((str(name), _decoded(arguments)))
+    return found
+
+
+def _decoded(arguments: Any) -> Any:
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except ValueError:
+            return arguments
+    return arguments

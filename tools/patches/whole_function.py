@@ -99,16 +99,33 @@ def whole_definition_reading(
     path: str, old: str, new: str, plain: PatchResult, workspace: Workspace
 ) -> PatchResult:
     """`plain` (``propose_patch``'s edit as written), or, when `plain` leaves the file no
-    longer parsing, `whole_definition` of `old` and `new` where there is one.
+    longer parsing or leaves the old body unreachable under a new one that ends in
+    `return` or `raise`, `whole_definition` of `old` and `new` where there is one.
     Qwen2.5-Coder-1.5B, having said average() should divide by ``len(values)``, sent
     ``old="def average(values):"``, ``new="def average(values): return sum(values) /
     len(values)"``: taken as written, the old body is left under a one-line def (an
-    IndentationError); read as a whole definition, it is the fix it meant. An insertion
-    after a def line (a docstring) still parses, and is taken as written."""
+    IndentationError); read as a whole definition, it is the fix it meant. Through
+    llama-server it wrote total_stock() whole for its def line, ending in `return total`:
+    taken as written, the old body stayed below it, never run. An insertion after a def
+    line (a docstring, a guard clause) parses and does not end the function: taken as
+    written."""
     patched = plain.files[0]
-    if len(plain.files) != 1 or patched.after is None or parses(patched.after):
-        return plain  # the edit as written parses: it is what was meant
+    if len(plain.files) != 1 or patched.after is None:
+        return plain
+    if parses(patched.after) and not _ends_in_exit(new):
+        return plain  # the edit as written parses and keeps the old body live
     return whole_definition(path, old, new, workspace) or plain
+
+
+def _ends_in_exit(code: str) -> bool:
+    """Whether `code` is one function whose body ends in `return` or `raise`."""
+    try:
+        tree = ast.parse(textwrap.dedent(code).strip())
+    except SyntaxError:
+        return False
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    return isinstance(tree.body[0].body[-1], ast.Return | ast.Raise)
 
 
 def whole_definition(path: str, old: str, new: str, workspace: Workspace) -> PatchResult | None:

@@ -36,6 +36,7 @@ from smolagents.models import (
 from smolagents.monitoring import TokenUsage
 from smolagents.tools import Tool
 
+from lsp_agent.models.messages import past_calls
 from lsp_agent.models.prompt_size import measured_chars_per_token, message_chars
 from lsp_agent.models.robust.call_checks import check_call
 from lsp_agent.models.robust.call_stats import reply_stats
@@ -188,7 +189,7 @@ class RobustModel(Model):  # type: ignore[misc]
         if stale is None or not varies or isinstance(reply, UnusableReply):
             return reply
 
-        repeated = stale_tools(reply, tools_to_call_from or [])
+        repeated = stale_tools(reply, tools_to_call_from or [], past_calls(messages))
 
         def again(temperature: float) -> ChatMessage:
             counted = len(self.call_stats)

@@ -15,8 +15,8 @@ A model whose `varies_with_temperature` is false (a scripted replay) is asked on
 
 A model that constrains its calls to the tools offered (`left_out_tools`: the JSON schema
 sent to a server, `tool_call_format`) decodes again without the tools that only read
-in that constraint when the stale reply reads (`stale_tools`); the prompt, which lists
-every tool, stays as it was, so its cache holds.
+in that constraint when the stale reply makes a read for the third time (`stale_tools`);
+the prompt, which lists every tool, stays as it was, so its cache holds.
 Through llama-server with the schema, Qwen2.5-Coder-1.5B read `calc.py` lines 1-11 of 11
 again at 0.0, 0.7 and 1.0, step after step, until the loop guard stopped the run (L7, 2
 of 3 runs): hotter, the same call is still the likeliest; with `read_file` alone left out
@@ -43,6 +43,9 @@ from smolagents.models import ChatMessage
 
 # The temperatures of the second and third decode of a stale reply.
 RETRY_TEMPERATURES = (0.7, 1.0)
+
+# Times a read was made before, after which its decode again is left no reader.
+REPEATS_BEFORE_NARROWING = 2
 
 # Steps in a row whose every decode again was stale, after which a job stops decoding again.
 FRUITLESS_STEPS = 2
@@ -101,17 +104,25 @@ def fresh_reply(
     return reply
 
 
-def stale_tools(reply: ChatMessage, offered: Sequence[Any]) -> frozenset[str]:
-    """The tools a decode again of the stale `reply` leaves out: when it calls a tool of
-    `offered` that only reads (`read_only`), every such tool (one left out alone, the model
-    took the next reader: `read_file`, `read_file_snippet`, `read_file`, … until the loop
-    guard stopped it); else none: a stale proposal keeps its tool, since a different
-    proposal is what the job needs, not none."""
+def stale_tools(
+    reply: ChatMessage, offered: Sequence[Any], history: Sequence[tuple[str, Any]]
+) -> frozenset[str]:
+    """The tools a decode again of the stale `reply` leaves out: when it makes, for the
+    third time in the calls `history`, a call of a tool of `offered` that only reads
+    (`read_only`), every such tool (one left out alone, the model took the next reader:
+    `read_file`, `read_file_snippet`, `read_file`, … until the loop guard stopped it); else
+    none. Not at the first repeat: left without a reader then, the model wrote a proposal
+    whose `old` and `new` were the same docstring (L6, 2 of 3 runs through llama-server),
+    where a hotter decode had read once more and gone on. A stale proposal keeps its tool:
+    a different proposal is what the job needs, not none."""
     readers = {
         tool.name for tool in offered if getattr(getattr(tool, "inner", tool), "read_only", False)
     }
-    called = {call.function.name for call in reply.tool_calls or []}
-    return frozenset(readers) if called & readers else frozenset()
+    for call in reply.tool_calls or []:
+        made = (call.function.name, call.function.arguments)
+        if made[0] in readers and sum(past == made for past in history) >= REPEATS_BEFORE_NARROWING:
+            return frozenset(readers)
+    return frozenset()
 
 
 @contextmanager

@@ -123,10 +123,12 @@ def test_phoenix_down_is_one_line_before_the_first_step(tmp_path: Path) -> None:
 def test_a_model_that_does_not_fix_it_is_reported_plainly(tmp_path: Path) -> None:
     text = scripted_demo(tmp_path, WRONG_FIX, returncode=1)
     # The wrong fix breaks nothing; the test that failed before still fails, and says so
-    # (the check's progress line is cut between words to fit the editor's progress message).
+    # (the check's progress line is cut between words to fit the editor's progress message);
+    # its apply_patch is refused (a no-fix is refused once), so nothing is written.
     assert "check: passed [local] — fixed: none; broken: none;" in text
+    assert "apply_patch · p1 was not applied: p1 fixes none of the 1 failing tests" in text
+    assert "Change written by the editor after approval:\n   none" in text
     assert "NOT FIXED: the test still fails" in text
-    assert "+    return sum(values) / (len(values) + 2)" in text
     assert "Tests pass after the agent: False" in text
     assert "Result: NOT FIXED" in text
 

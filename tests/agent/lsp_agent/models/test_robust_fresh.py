@@ -122,13 +122,17 @@ def _calling(name: str) -> ChatMessage:
     return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[call])
 
 
-def test_a_stale_read_leaves_every_reader_out_of_a_decode_again_a_proposal_none() -> None:
+def test_a_third_stale_read_leaves_every_reader_out_of_a_decode_again_a_proposal_none() -> None:
     readers = [SpyTool(name, {"path": "string"}) for name in ("read_file", "read_file_snippet")]
     for reader in readers:
         reader.read_only = True
     offered = [*readers, SpyTool("propose_patch", {"path": "string"}), FinalAnswerTool()]
-    assert stale_tools(_calling("read_file"), offered) == {"read_file", "read_file_snippet"}
-    assert stale_tools(_calling("propose_patch"), offered) == frozenset()
+    read = ("read_file", {"path": "a.py"})
+    twice = [read, ("read_file_snippet", {"path": "a.py"}), read]
+    assert stale_tools(_calling("read_file"), offered, twice) == {"read_file", "read_file_snippet"}
+    assert stale_tools(_calling("read_file"), offered, [read]) == frozenset()  # first repeat
+    propose = ("propose_patch", {"path": "a.py"})
+    assert stale_tools(_calling("propose_patch"), offered, [propose] * 3) == frozenset()
     plain = ScriptedModel([READ_A])
     with leaving_out(plain, frozenset({"read_file"})) as narrowed:  # no constraint to narrow
         assert not narrowed and not hasattr(plain, "left_out_tools")

@@ -139,3 +139,16 @@ def test_other_edits_of_a_def_line_are_taken_as_written(
     ws: DiskWorkspace, old: str, new: str
 ) -> None:
     assert _reading(ws, old, new) == CALC.replace(old, new, 1)
+
+
+def test_a_whole_definition_ending_in_return_for_a_def_line_replaces_the_definition(
+    ws: DiskWorkspace,
+) -> None:
+    """Through llama-server Qwen2.5-Coder-1.5B wrote average() whole for its def line; taken
+    as written it parsed, with the old body below the new return, never run."""
+    new = 'def average(values):\n    """Mean."""\n    return sum(values) / len(values)'
+    after = _reading(ws, "def average(values):", new)
+    assert after.count("def average") == 1 and "len(values) + 1" not in after
+    guard = "def average(values):\n    if not values:\n        return 0"
+    kept = _reading(ws, "def average(values):", guard)
+    assert "if not values:" in kept and "len(values) + 1" in kept  # an insertion: as written

@@ -369,7 +369,8 @@ def test_a_server_is_not_offered_final_answer_right_after_a_refused_one() -> Non
 
 def test_a_decode_again_of_a_stale_call_leaves_its_tool_out_of_the_schema_only() -> None:
     # Through llama-server with the schema, Qwen2.5-Coder-1.5B read calc.py lines 1-11 of 11
-    # again at 0.0, 0.7 and 1.0 until the loop guard stopped the run (L7).
+    # again at 0.0, 0.7 and 1.0 until the loop guard stopped the run (L7): the third time a
+    # read is made, its decode again has no reader.
     tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
     tools[0].read_only = True  # as tools.file_tools.ReadFile: a reader shows what it showed
     replies = [{"text": call("read_file", path="a.py")}, {"text": call("final_answer", answer="x")}]
@@ -380,7 +381,14 @@ def test_a_decode_again_of_a_stale_call_leaves_its_tool_out_of_the_schema_only()
             "it repeats the last call" if reply.tool_calls[0].function.name == "read_file" else None
         )
         user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
-        reply = model.generate([user], tools_to_call_from=tools)
+        read = ChatMessageToolCall(
+            id="c1",
+            type="function",
+            function=ChatMessageToolCallFunction(name="read_file", arguments={"path": "a.py"}),
+        )
+        result = ChatMessage(role=MessageRole.TOOL_RESPONSE, content="a.py …")
+        twice = [ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[read]), result] * 2
+        reply = model.generate([user, *twice], tools_to_call_from=tools)
         first, again = server.chat_requests
     assert first["response_format"]["json_schema"]["schema"] == tool_call_schema(tool_specs(tools))
     assert again["response_format"]["json_schema"]["schema"] == tool_call_schema(

@@ -1,0 +1,61 @@
+"""A patch whose check says it is no fix is refused once by apply_patch, before anyone is
+asked; asked again, it is applied. A real local sandbox (real pytest) behind the real tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from safety.approvals import Outcome, Status
+from sandbox.config import SandboxConfig
+from sandbox.local_backend import LocalSandbox
+from tests.conftest import git_init
+from tests.repo_samples import write
+from tests.tool_context import tool_context
+from tools.approval_gate import ApprovalAsk
+from tools.instrumented import InstrumentedTool
+from tools.patch_tools import ApplyPatch, ProposePatch
+from tools.workspace import DiskWorkspace
+
+CALC = "def sub(a, b):\n    return a + b\n"
+
+
+class Approve:
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def ask(self, ask: ApprovalAsk) -> Outcome:
+        self.asked.append(ask.summary)
+        return Outcome("t", Status.APPROVED, by="test")
+
+
+def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: Path) -> None:
+    repo = git_init(
+        write(
+            tmp_path / "repo",
+            {
+                "calc.py": CALC,
+                "test_calc.py": "from calc import sub\n\n\ndef test_sub():\n"
+                "    assert sub(5, 3) == 2\n",
+            },
+        )
+    )
+    approvals = Approve()
+    config = SandboxConfig(backend="local", timeout_s=120)
+    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
+        context = tool_context(
+            DiskWorkspace(repo), approvals=approvals, sandbox_factory=lambda: box
+        )
+        propose = InstrumentedTool(ProposePatch(context), context)
+        apply = InstrumentedTool(ApplyPatch(context), context)
+        proposed = json.loads(propose(path="calc.py", old="a + b", new="b + a"))
+        assert "fixes none of the 1 failing tests" in json.dumps(proposed)
+        refused = json.loads(apply(patch_id="p1"))
+        assert refused["error"] == "invalid_argument", refused
+        assert refused["message"].startswith("p1 was not applied: p1 fixes none of the 1")
+        assert 'apply_patch(patch_id="p1") again' in refused["recovery_suggestion"]
+        assert (repo / "calc.py").read_text() == CALC and approvals.asked == []
+        applied = apply(patch_id="p1")
+    assert str(applied).startswith("applied: p1 (calc.py)")
+    assert (repo / "calc.py").read_text() == "def sub(a, b):\n    return b + a\n"
+    assert len(approvals.asked) == 1

@@ -19,8 +19,8 @@ are fixed lists (the workspace's files for path arguments, the run's patch ids),
 afresh for every request: through llama-server, Qwen2.5-Coder-1.5B read a wrong path again
 after the hint that named the right one (L7), which a schema with the files as an enum
 cannot write. Right after a refused `final_answer` the schema leaves `final_answer` out, as
-the embedded grammar does (`tool_grammar.offered_after`); a decode again of a stale reply
-leaves its tool out (`left_out_tools`, `robust.fresh`).
+the embedded grammar does (`tool_grammar.offered_after`); a decode again of a read made
+for the third time leaves every reader out (`left_out_tools`, `robust.fresh`).
 """
 
 from __future__ import annotations

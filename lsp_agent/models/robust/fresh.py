@@ -18,8 +18,8 @@ sent to a server, `tool_call_format`) decodes again without the tools that only 
 in that constraint when the stale reply makes a read for the third time (`stale_tools`);
 the prompt, which lists every tool, stays as it was, so its cache holds.
 Through llama-server with the schema, Qwen2.5-Coder-1.5B read `calc.py` lines 1-11 of 11
-again at 0.0, 0.7 and 1.0, step after step, until the loop guard stopped the run (L7, 2
-of 3 runs): hotter, the same call is still the likeliest; with `read_file` alone left out
+again at 0.0, 0.7 and 1.0, step after step, until the loop guard stopped the run (L7):
+hotter, the same call is still the likeliest; with `read_file` alone left out
 it read with `read_file_snippet`, then `read_file` again. Such a decode again keeps the
 request's temperature: the constraint differs, so the reply does, and a hotter one is a
 draw (with the readers left out at 0.7 it answered "average(values)", which it had read was
@@ -112,7 +112,7 @@ def stale_tools(
     (`read_only`), every such tool (one left out alone, the model took the next reader:
     `read_file`, `read_file_snippet`, `read_file`, … until the loop guard stopped it); else
     none. Not at the first repeat: left without a reader then, the model wrote a proposal
-    whose `old` and `new` were the same docstring (L6, 2 of 3 runs through llama-server),
+    whose `old` and `new` were the same docstring (L6 through llama-server, twice),
     where a hotter decode had read once more and gone on. A stale proposal keeps its tool:
     a different proposal is what the job needs, not none."""
     readers = {

@@ -70,6 +70,18 @@ class Workspace(Protocol):
         ...
 
 
+def read_text_within(workspace: Workspace, rel_path: str, max_bytes: int) -> str:
+    """`rel_path`'s text, or "" when it cannot be read as text or its file on disk is larger
+    than `max_bytes` (for lookups that skim many files and skip what they cannot use)."""
+    try:
+        full = workspace.root / rel_path
+        if full.is_file() and full.stat().st_size > max_bytes:
+            return ""
+        return workspace.read_text(rel_path)
+    except (OSError, NotTextError, ValueError):
+        return ""
+
+
 def decode_text(data: bytes, rel_path: str) -> str:
     """Decode file bytes as UTF-8 exactly, or raise NotTextError."""
     if b"\x00" in data:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tools.test_failures import is_test_support
-from tools.workspace import NotTextError, Workspace
+from tools.workspace import Workspace, read_text_within
 
 MAX_TESTS = 2
 MAX_TEST_LINES = 12  # a longer test function is not shown
@@ -49,7 +49,7 @@ def calling_tests(
     found: list[CallingTest] = []
     test_files = [p for p in files if p.endswith(".py") and is_test_support(p)]
     for path in test_files[:MAX_TEST_FILES]:
-        source = _read(workspace, path)
+        source = read_text_within(workspace, path, MAX_TEST_FILE_BYTES)
         if not source or not any(name in source for name in wanted):
             continue
         found.extend(_tests_in(source, path, wanted))
@@ -94,13 +94,3 @@ def _dedent(lines: list[str]) -> list[str]:
     """A method's lines without the class's indentation."""
     indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
     return [line[indent:] for line in lines]
-
-
-def _read(workspace: Workspace, path: str) -> str:
-    try:
-        full = workspace.root / path
-        if full.is_file() and full.stat().st_size > MAX_TEST_FILE_BYTES:
-            return ""
-        return workspace.read_text(path)
-    except (OSError, NotTextError, ValueError):
-        return ""

@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 from lsp_agent.agent.calling_tests import CallingTest, calling_tests
 from tools.registry import TOOL_NAMES
-from tools.workspace import NotTextError, Workspace
+from tools.workspace import Workspace, read_text_within
 
 MAX_FILES = 2000
 MAX_FILE_BYTES = 256_000
@@ -112,13 +112,7 @@ def find_definitions(
 
 
 def _source(workspace: Workspace, path: str) -> str:
-    try:
-        full = workspace.root / path
-        if full.is_file() and full.stat().st_size > MAX_FILE_BYTES:
-            return ""
-        return workspace.read_text(path)
-    except (OSError, NotTextError, ValueError):
-        return ""
+    return read_text_within(workspace, path, MAX_FILE_BYTES)
 
 
 def _named_files(words: list[str], files: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ and llama.cpp accept.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from smolagents.memory import ActionStep, AgentMemory, PlanningStep, TaskStep
@@ -140,13 +140,17 @@ def to_provider_messages(messages: list[ChatMessage | dict[str, Any]]) -> list[d
 
 def called_tools(messages: Sequence[ChatMessage | dict[str, Any]]) -> tuple[str, ...]:
     """The tools of the calls in the history, oldest first."""
-    return tuple(name for name, _ in past_calls(messages))
+    return tuple(name for name, _ in _calls(messages))
 
 
 def past_calls(messages: Sequence[ChatMessage | dict[str, Any]]) -> list[tuple[str, Any]]:
     """The calls in the history, oldest first: (tool, arguments), the arguments decoded
     when they were sent as JSON text."""
-    found: list[tuple[str, Any]] = []
+    return [(name, _decoded(arguments)) for name, arguments in _calls(messages)]
+
+
+def _calls(messages: Sequence[ChatMessage | dict[str, Any]]) -> Iterator[tuple[str, Any]]:
+    """(tool, arguments as sent) of each call in the history, oldest first."""
     for message in messages:
         calls = message.get("tool_calls") if isinstance(message, dict) else message.tool_calls
         for call in calls or ():
@@ -156,8 +160,7 @@ def past_calls(messages: Sequence[ChatMessage | dict[str, Any]]) -> list[tuple[s
             else:
                 name, arguments = function.name, function.arguments
             if name:
-                found.append((str(name), _decoded(arguments)))
-    return found
+                yield str(name), arguments
 
 
 def _decoded(arguments: Any) -> Any:

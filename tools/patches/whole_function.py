@@ -119,13 +119,10 @@ def whole_definition_reading(
 
 def _ends_in_exit(code: str) -> bool:
     """Whether `code` is one function whose body ends in `return` or `raise`."""
-    try:
-        tree = ast.parse(textwrap.dedent(code).strip())
-    except SyntaxError:
+    node = _definition(code)
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
-        return False
-    return isinstance(tree.body[0].body[-1], ast.Return | ast.Raise)
+    return isinstance(node.body[-1], ast.Return | ast.Raise)
 
 
 def whole_definition(path: str, old: str, new: str, workspace: Workspace) -> PatchResult | None:
@@ -162,12 +159,18 @@ def parses(text: str) -> bool:
 
 def _defined_name(code: str) -> str | None:
     """The name `code` defines, when it is exactly one function or class."""
+    node = _definition(code)
+    return node.name if node is not None else None
+
+
+def _definition(code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
+    """The one function or class `code` is (dedented), or None."""
     try:
         tree = ast.parse(textwrap.dedent(code).strip())
     except SyntaxError:
         return None
     if len(tree.body) == 1 and isinstance(tree.body[0], _DEFINITION):
-        return tree.body[0].name
+        return tree.body[0]
     return None
 
 

@@ -189,10 +189,9 @@ class RobustModel(Model):  # type: ignore[misc]
         if stale is None or not varies or isinstance(reply, UnusableReply):
             return reply
 
-        repeated = stale_tools(reply, tools_to_call_from or [], past_calls(messages))
-
         def again(temperature: float) -> ChatMessage:
             counted = len(self.call_stats)
+            repeated = stale_tools(reply, tools_to_call_from or [], past_calls(messages))
             with leaving_out(self.inner, repeated) as narrowed:
                 # narrowed, the constraint differs: no heat is needed (`fresh`)
                 fresh = once() if narrowed else once(temperature=temperature)

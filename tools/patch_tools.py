@@ -105,6 +105,25 @@ class ProposalTool(PatchToolBase):
 
     thought_leads: ClassVar[tuple[str, ...] | None] = ()
 
+    @staticmethod
+    def changes(context: ToolContext, arguments: dict[str, Any]) -> PatchResult:
+        """What the call with `arguments` makes of the files, in memory: nothing checked or
+        stored (`forward` proposes it). Raises `PatchError` for a change that does not apply."""
+        raise NotImplementedError
+
+
+def proposed_change(
+    context: ToolContext, tool: str, arguments: dict[str, Any]
+) -> PatchResult | None:
+    """What calling the proposal tool `tool` with `arguments` would make of the files, as
+    the tool makes it (None for another tool, bad arguments, or a change that does not
+    apply): a stale-reply check asks whether a proposal only repeats a version tried."""
+    proposer = PROPOSAL_TOOLS.get(tool)
+    try:
+        return None if proposer is None else proposer.changes(context, arguments)
+    except (PatchError, ToolFailure, TypeError, KeyError, ValueError, OSError):
+        return None
+
 
 class ProposePatchUnified(ProposalTool):
     name = "propose_patch_unified"
@@ -112,7 +131,11 @@ class ProposePatchUnified(ProposalTool):
     inputs = {"diff": {"type": "string", "description": "Unified diff."}}
 
     def forward(self, diff: str) -> dict[str, Any]:
-        return self.proposal(diff, apply_diff(diff, self.context.workspace))
+        return self.proposal(diff, self.changes(self.context, {"diff": diff}))
+
+    @staticmethod
+    def changes(context: ToolContext, arguments: dict[str, Any]) -> PatchResult:
+        return apply_diff(arguments["diff"], context.workspace)
 
 
 class ProposePatch(ProposalTool):
@@ -133,19 +156,24 @@ class ProposePatch(ProposalTool):
     thought_leads = (" So I will replace `",)
 
     def forward(self, path: str, old: str, new: str) -> dict[str, Any]:
-        workspace = self.context.workspace
         try:
-            plain = apply_search_replace(path, old, new, workspace)
+            result = self.changes(self.context, {"path": path, "old": old, "new": new})
         except PatchError as exc:
             if exc.error_type is ErrorType.PATCH_DOES_NOT_APPLY:
                 known = [*self.context.task_files, *sorted(self.context.seen_paths)]
-                elsewhere = text_elsewhere(old, path, known, workspace)
+                elsewhere = text_elsewhere(old, path, known, self.context.workspace)
                 if elsewhere:
                     exc.message = f"{exc.message} {elsewhere}"
             raise
-        result = whole_definition_reading(path, old, new, plain, workspace)
-        result = one_line_reading(path, old, new, result, workspace)
         return self.proposal(result.diff, result)
+
+    @staticmethod
+    def changes(context: ToolContext, arguments: dict[str, Any]) -> PatchResult:
+        path, old, new = arguments["path"], arguments["old"], arguments["new"]
+        workspace = context.workspace
+        plain = apply_search_replace(path, old, new, workspace)
+        result = whole_definition_reading(path, old, new, plain, workspace)
+        return one_line_reading(path, old, new, result, workspace)
 
 
 class ProposeFile(ProposalTool):
@@ -165,8 +193,13 @@ class ProposeFile(ProposalTool):
     max_lines = 200
 
     def forward(self, path: str, content: str) -> dict[str, Any]:
-        result = apply_whole_file(path, content, self.context.workspace, self.max_lines)
+        result = self.changes(self.context, {"path": path, "content": content})
         return self.proposal(result.diff, result)
+
+    @staticmethod
+    def changes(context: ToolContext, arguments: dict[str, Any]) -> PatchResult:
+        path, content = arguments["path"], arguments["content"]
+        return apply_whole_file(path, content, context.workspace, ProposeFile.max_lines)
 
 
 class ProposeFunction(ProposalTool):
@@ -186,8 +219,18 @@ class ProposeFunction(ProposalTool):
     path_inputs = ("path",)
 
     def forward(self, path: str, name: str, code: str) -> dict[str, Any]:
-        result = apply_whole_function(path, name, code, self.context.workspace)
+        result = self.changes(self.context, {"path": path, "name": name, "code": code})
         return self.proposal(result.diff, result)
+
+    @staticmethod
+    def changes(context: ToolContext, arguments: dict[str, Any]) -> PatchResult:
+        path, name, code = arguments["path"], arguments["name"], arguments["code"]
+        return apply_whole_function(path, name, code, context.workspace)
+
+
+PROPOSAL_TOOLS: dict[str, type[ProposalTool]] = {
+    tool.name: tool for tool in (ProposePatchUnified, ProposePatch, ProposeFile, ProposeFunction)
+}
 
 
 class ShowPatch(PatchToolBase):

@@ -18,11 +18,11 @@ from tools.base import ToolContext
 from tools.workspace import DiskWorkspace
 
 
-def _reply(name: str, **arguments: Any) -> ChatMessage:
+def _reply(tool: str, **arguments: Any) -> ChatMessage:
     call = ChatMessageToolCall(
         id="call_1",
         type="function",
-        function=ChatMessageToolCallFunction(name=name, arguments=arguments),
+        function=ChatMessageToolCallFunction(name=tool, arguments=arguments),
     )
     return ChatMessage(role=MessageRole.ASSISTANT, content=None, tool_calls=[call])
 
@@ -64,6 +64,32 @@ def test_a_file_written_as_it_is_or_as_a_failing_patch_has_it_is_stale(tmp_path:
     context.patches.set_status("p2", "applied")
     (tmp_path / "calc.py").write_text(right, encoding="utf-8")
     assert stale_call(context, _reply("propose_file", path="calc.py", content=right)) is None
+
+
+def test_a_search_replace_that_writes_a_failing_version_again_is_stale(tmp_path: Path) -> None:
+    """The text a proposal gives is read as the tool reads it: propose_patch after a
+    propose_file (scrabble-score), one file or several."""
+    context = _context(tmp_path)
+    patch = {"path": "calc.py", "old": "return a - b", "new": "return a * b"}
+    assert stale_call(context, _reply("propose_patch", **patch)) is None
+    _propose(context, "def add(a, b):\n    return a * b\n", ("test_calc.py::test_add",))
+    assert stale_call(context, _reply("propose_patch", **patch)) == (
+        "the reply writes calc.py as p1 does"
+    )
+    assert stale_call(context, _reply("propose_patch", **{**patch, "new": "return a + b"})) is None
+    missing = {**patch, "old": "return b - a"}  # does not apply: its error says so
+    assert stale_call(context, _reply("propose_patch", **missing)) is None
+    diff = (
+        "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
+        " def add(a, b):\n-    return a - b\n+    return a * b\n"
+    )
+    assert stale_call(context, _reply("propose_patch_unified", diff=diff)) == (
+        "the reply writes calc.py as p1 does"
+    )
+    function = {"path": "calc.py", "name": "add", "code": "def add(a, b):\n    return a * b"}
+    assert stale_call(context, _reply("propose_function", **function)) == (
+        "the reply writes calc.py as p1 does"
+    )
 
 
 def _propose(context: ToolContext, text: str, failing: tuple[str, ...]) -> None:

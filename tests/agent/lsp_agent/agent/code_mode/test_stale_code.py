@@ -63,6 +63,27 @@ def test_definitions_as_the_file_or_a_failing_patch_has_them_are_stale(tmp_path:
     assert stale_code(_reply("def score(:"), CODE_BLOCK_TAGS, None, TOOLS, written) is None
 
 
+def test_a_proposal_call_that_writes_a_failing_version_again_is_stale(tmp_path: Path) -> None:
+    """Qwen2.5-Coder-1.5B proposed with propose_patch the score() its block had proposed
+    just before, whose tests still failed (scrabble-score)."""
+    written = _written(tmp_path)
+    tools = (*TOOLS, "propose_patch", "propose_file")
+    call = 'propose_patch(path="scrabble.py", old="    pass", new="    return len(word)")'
+    assert stale_code(_reply(call), CODE_BLOCK_TAGS, None, tools, written) is None
+    _propose(written, WRONG, ("scrabble_test.py::T::test_word",))
+    assert stale_code(_reply(call), CODE_BLOCK_TAGS, None, tools, written) == (
+        "the reply's code proposes nothing new: the reply writes scrabble.py as p1 does"
+    )
+    positional = f"print(propose_file('scrabble.py', {WRONG!r}))"
+    assert stale_code(_reply(positional), CODE_BLOCK_TAGS, None, tools, written) == (
+        "the reply's code proposes nothing new: the reply writes scrabble.py as p1 does"
+    )
+    built = 'new = "    return len(word)"\n' + call.replace('"    return len(word)")', "new)")
+    assert stale_code(_reply(built), CODE_BLOCK_TAGS, None, tools, written) is None
+    other = call.replace("len(word)", "len(word) * 2")
+    assert stale_code(_reply(other), CODE_BLOCK_TAGS, None, tools, written) is None
+
+
 RIGHT = "def score(word):\n    return sum(1 for _ in word.upper())\n"
 
 

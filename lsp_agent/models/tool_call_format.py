@@ -21,12 +21,6 @@ after the hint that named the right one (L7), which a schema with the files as a
 cannot write. Right after a refused `final_answer` the schema leaves `final_answer` out, as
 the embedded grammar does (`tool_grammar.offered_after`); a decode again of a read made
 for the third time leaves every reader out (`left_out_tools`, `robust.fresh`).
-
-Once the job has made a call, the schema's call begins with a `"thought"` that starts with
-the embedded model's thought lead ("Let's check each line against the task."): in-process,
-Qwen2.5-Coder-1.5B names the bug before it writes an edit; through llama-server without
-it, it wrote the bug back into `new`, or edited another function's line (L6). The thought
-is not replayed: the history shows the call alone.
 """
 
 from __future__ import annotations
@@ -46,10 +40,9 @@ def tool_call_response_format(
 ) -> dict[str, Any]:
     """An OpenAI-style `response_format` admitting one call of one of `tools`, its string
     arguments limited to `choices` (`tool_grammar.tool_specs`); not `final_answer` right
-    after the calls `history` ended in one (it was refused: `tool_grammar.offered_after`);
-    once `history` holds a call, the call begins with a thought (module doc)."""
+    after the calls `history` ended in one (it was refused: `tool_grammar.offered_after`)."""
     specs = offered_after(tool_specs(tools, choices=choices), history)
-    schema = tool_call_schema(specs, thought=bool(history))
+    schema = tool_call_schema(specs)
     return {"type": "json_schema", "json_schema": {"name": "tool_call", "schema": schema}}
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from smolagents.models import ChatMessage, MessageRole
 
 from lsp_agent.agent.job_types import JobResult
 from lsp_agent.benchmarks.compliance.fixture_repo import make_fixture_repo
@@ -142,39 +141,3 @@ def test_qwen_answers_short_levels_through_llama_server(qwen_server: Any, key: s
     # text reply may (it is the answer; a CI run's L0 answer ran to 1,024 tokens)
     ran_on = [r for r in record.requests if r.get("finish_reason") == "length"]
     assert not any(r["held_call"] for r in ran_on), ran_on
-
-
-def test_qwen_says_what_it_found_before_its_next_call(qwen_server: Any) -> None:
-    """Once a job has made a call, the schema's call begins with the thought the embedded
-    model writes before its calls (`tool_grammar.tool_call_schema(thought=True)`): llama.cpp
-    writes its keys in the schema's order, and the pattern's lead comes first."""
-    from smolagents import FinalAnswerTool
-    from smolagents.models import ChatMessageToolCall, ChatMessageToolCallFunction
-
-    from lsp_agent.models.factory import build_model
-    from lsp_agent.models.robust import RobustModel
-    from lsp_agent.testing import SpyTool
-
-    settings = settings_for(qwen_server, QWEN, model_max_tokens=512)
-    model = RobustModel(build_model(settings.model_config(), constrained_calls=True))
-    tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
-    read = ChatMessageToolCall(
-        id="call_1",
-        type="function",
-        function=ChatMessageToolCallFunction(name="read_file", arguments={"path": "calc.py"}),
-    )
-    source = "def average(values):\n    return sum(values) / (len(values) + 1)\n"
-    reply = model.generate(
-        [
-            ChatMessage(role=MessageRole.SYSTEM, content="You are a coding agent."),
-            ChatMessage(role=MessageRole.USER, content="What does average() in calc.py return?"),
-            ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[read]),
-            ChatMessage(role=MessageRole.TOOL_RESPONSE, content=f"calc.py:\n{source}"),
-        ],
-        tools_to_call_from=tools,
-    )
-    text = str(reply.raw.choices[0].message.content or "")
-    assert text.startswith('{"thought": "Let\'s check each line against the task. '), text
-    assert reply.tool_calls, (text, reply.content)
-    assert reply.tool_calls[0].function.name in ("read_file", "final_answer"), text
-    assert not reply.content, reply.content  # the thought is not replayed beside the call

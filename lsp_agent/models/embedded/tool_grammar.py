@@ -35,7 +35,6 @@ from typing import Any
 __all__ = [
     "CALL_PREFIX",
     "MIN_ANSWER_CHARS",
-    "THOUGHT_LEAD",
     "ArgumentSpec",
     "ToolSpec",
     "call_head",
@@ -268,25 +267,11 @@ def _argument_schema(argument: ArgumentSpec) -> dict[str, Any]:
     return {"type": argument.type}
 
 
-# The words a call through a schema begins with once the job has made a call (`thought`),
-# the embedded model's thought lead (`model.THOUGHT_LEAD`), then at most this many more
-# characters, none a quote or backslash (so the JSON string needs no escape).
-THOUGHT_LEAD = "Let's check each line against the task."
-THOUGHT_MAX_CHARS = 160
-THOUGHT_SCHEMA = {
-    "type": "string",
-    "pattern": f'^{THOUGHT_LEAD.replace(".", "[.]")} [^"\\\\]{{0,{THOUGHT_MAX_CHARS}}}$',
-}
-
-
-def tool_call_schema(specs: Sequence[ToolSpec], *, thought: bool = False) -> dict[str, Any]:
+def tool_call_schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
     """The JSON-schema twin of `tool_call_grammar` (for servers that take a schema: Ollama).
 
     Tool names are one-value enums (wider support than `const`), arguments are closed
-    objects with their required keys; key order and whitespace are the server's business
-    (llama.cpp's server writes the keys in the order given). With `thought`, every call
-    begins with a `"thought"` (`THOUGHT_SCHEMA`) before its name: what the embedded model
-    says before a call once it has made one (`EmbeddedModel._think`).
+    objects with their required keys; key order and whitespace are the server's business.
     """
     if not specs:
         raise ValueError("a tool-call schema needs at least one tool")
@@ -298,16 +283,14 @@ def tool_call_schema(specs: Sequence[ToolSpec], *, thought: bool = False) -> dic
             "required": [a.name for a in spec.arguments if a.required],
             "additionalProperties": False,
         }
-        words = {"thought": THOUGHT_SCHEMA} if thought else {}
         calls.append(
             {
                 "type": "object",
                 "properties": {
-                    **words,
                     "name": {"type": "string", "enum": [spec.name]},
                     "arguments": arguments,
                 },
-                "required": [*words, "name", "arguments"],
+                "required": ["name", "arguments"],
                 "additionalProperties": False,
             }
         )

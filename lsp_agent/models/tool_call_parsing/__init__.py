@@ -97,9 +97,8 @@ def parse_tool_calls_from_text(text: str, tools: ToolInputs | None = None) -> Pa
     return ParseFailure("no tool call found in the reply")
 
 
-# Where a call written as text begins: a fence opening an object, a tag, an object naming a tool
-# (or a schema's call, which begins with its thought: `tool_grammar.tool_call_schema`).
-CALL_START = re.compile(r'```[a-z]*\s*\{|<tool_call>|\{\s*"(name|function|tool|thought)"\s*:')
+# Where a call written as text begins: a fence opening an object, a tag, an object naming a tool.
+CALL_START = re.compile(r'```[a-z]*\s*\{|<tool_call>|\{\s*"(name|function|tool)"\s*:')
 
 
 # A tag, opening or closing, with nothing else: `<tools>`, `</tools>`, `<br/>`.

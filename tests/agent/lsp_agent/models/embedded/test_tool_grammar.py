@@ -251,23 +251,6 @@ def test_the_json_schema_twin_agrees_on_values(tools: list[Any]) -> None:
             jsonschema.validate(json.loads(bad), schema)
 
 
-def test_after_a_first_call_the_schema_s_call_begins_with_a_thought(tools: list[Any]) -> None:
-    """Through a server, as in-process: once it has called a tool, the model says what it
-    found before the next call (Qwen2.5-Coder-1.5B through llama-server wrote the bug back
-    into `new` when it wrote the edit at once, L6)."""
-    specs = tool_specs(tools, choices={"path": PATHS})
-    schema = tool_call_schema(specs, thought=True)
-    read = json.loads(call("read_file", path="calc.py"))
-    thought = "Let's check each line against the task. Line 2 divides by len(values) + 1."
-    jsonschema.validate({"thought": thought, **read}, schema)
-    first = schema["oneOf"][0]
-    assert list(first["properties"]) == ["thought", "name", "arguments"]  # written in order
-    for bad in (read, {"thought": "It divides wrongly.", **read}, {"thought": 'a "q"', **read}):
-        with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(bad, schema)
-    assert "thought" not in json.dumps(tool_call_schema(specs))
-
-
 def test_ollama_gets_the_schema_as_format_and_json_content_becomes_a_call() -> None:
     tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
     reply_text = call("read_file", path="a.py")
@@ -380,7 +363,7 @@ def test_a_server_is_not_offered_final_answer_right_after_a_refused_one() -> Non
         RobustModel(model).generate(history, tools_to_call_from=tools)
         (body,) = server.chat_requests
     schema = body["response_format"]["json_schema"]["schema"]
-    assert schema == tool_call_schema(tool_specs(tools[:1]), thought=True)
+    assert schema == tool_call_schema(tool_specs(tools[:1]))
     assert "final_answer" in json.dumps(body["tools"])  # the template still lists it
 
 
@@ -407,11 +390,9 @@ def test_a_decode_again_of_a_stale_call_leaves_its_tool_out_of_the_schema_only()
         twice = [ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[read]), result] * 2
         reply = model.generate([user, *twice], tools_to_call_from=tools)
         first, again = server.chat_requests
-    assert first["response_format"]["json_schema"]["schema"] == tool_call_schema(
-        tool_specs(tools), thought=True
-    )
+    assert first["response_format"]["json_schema"]["schema"] == tool_call_schema(tool_specs(tools))
     assert again["response_format"]["json_schema"]["schema"] == tool_call_schema(
-        tool_specs(tools[1:]), thought=True
+        tool_specs(tools[1:])
     )
     assert [t["function"]["name"] for t in again["tools"]] == ["read_file", "final_answer"]
     assert again.get("temperature") == first.get("temperature")  # narrowed, not hotter

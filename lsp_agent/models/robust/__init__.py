@@ -19,6 +19,7 @@ When no tools are offered (smolagents' closing summary after max steps), text pa
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import uuid
@@ -189,10 +190,13 @@ class RobustModel(Model):  # type: ignore[misc]
         if stale is None or not varies or isinstance(reply, UnusableReply):
             return reply
 
+        @functools.cache
+        def repeated() -> frozenset[str]:  # of the first reply: the same for each decode again
+            return stale_tools(reply, tools_to_call_from or [], past_calls(messages))
+
         def again(temperature: float) -> ChatMessage:
             counted = len(self.call_stats)
-            repeated = stale_tools(reply, tools_to_call_from or [], past_calls(messages))
-            with leaving_out(self.inner, repeated) as narrowed:
+            with leaving_out(self.inner, repeated()) as narrowed:
                 # narrowed, the constraint differs: no heat is needed (`fresh`)
                 fresh = once() if narrowed else once(temperature=temperature)
             if len(self.call_stats) > counted and not narrowed:  # a hotter decode again

@@ -18,6 +18,7 @@ from smolagents.models import ChatMessage
 
 from tools.base import ToolContext
 from tools.patch_tools import proposed_change
+from tools.patches import whole_file_text
 from tools.workspace import NotTextError
 
 Version = tuple[str, str, str]  # a file's path, its text now, its text after a proposal
@@ -66,9 +67,7 @@ def _versions(context: ToolContext, tool: str, arguments: dict[str, Any]) -> lis
             now = context.workspace.read_text(path)
         except (OSError, NotTextError, ValueError):
             return []
-        if now.endswith("\n") and not content.endswith("\n"):
-            content += "\n"  # as propose_file reads it
-        return [(path, now, content)]
+        return [(path, now, whole_file_text(now, content))]  # as propose_file reads it
     change = proposed_change(context, tool, arguments)
     files = change.files if change is not None else ()
     if any(f.before is None or f.after is None or f.old_path != f.path for f in files):

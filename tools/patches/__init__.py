@@ -51,6 +51,7 @@ from tools.patches.search_replace import (
     apply_whole_file,
     search_replace,
     search_replace_diff,
+    whole_file_text,
 )
 from tools.patches.store import (
     PatchStore,
@@ -121,5 +122,6 @@ __all__ = [
     "text_elsewhere",
     "unified_hunks",
     "whole_definition_reading",
+    "whole_file_text",
     "workspace_reader",
 ]

@@ -74,10 +74,16 @@ def apply_whole_file(path: str, content: str, workspace: Workspace, max_lines: i
             ),
             file=rel,
         )
-    if before is not None and before.endswith("\n") and not content.endswith("\n"):
-        content += "\n"  # the model's text ends where the file's last line does
-    edit = _edit(rel, before, content, ())
+    edit = _edit(rel, before, whole_file_text(before, content), ())
     return apply_diff(edit.diff, workspace)
+
+
+def whole_file_text(before: str | None, content: str) -> str:
+    """The text a whole file written as `content` gets, the file reading `before` (None: a
+    new file): the model's text ends where the file's last line does."""
+    if before is not None and before.endswith("\n") and not content.endswith("\n"):
+        return content + "\n"
+    return content
 
 
 def search_replace(path: str, old: str, new: str, workspace: Workspace) -> SearchReplace:

@@ -126,9 +126,18 @@ class AgentState:
         self._clock = clock
         self._step = 0
         self._calls: list[ToolCall] = []
+        self._since = 0  # loops are looked for in the calls from here on
         self._hinted: dict[tuple[str, str], int] = {}
         self.stopped = False
         self.stop_signal: LoopSignal | None = None
+
+    def start_again(self) -> None:
+        """A second attempt of the job starts with an empty history: the loops of the first
+        are forgotten (and its stop lifted); the steps and the calls made still count."""
+        self._since = len(self._calls)
+        self._hinted.clear()
+        self.stopped = False
+        self.stop_signal = None
 
     @property
     def step(self) -> int:
@@ -204,7 +213,7 @@ class AgentState:
 
     def repeats_last_call(self, tool: str, args: Mapping[str, Any] | None) -> bool:
         """Whether calling `tool` with `args` now would repeat the last recorded call."""
-        if not self._calls:
+        if len(self._calls) <= self._since:
             return False
         last = self._calls[-1]
         return (last.tool, last.args_hash) == (tool, args_hash(args))
@@ -233,7 +242,7 @@ class AgentState:
     def _detect(self) -> LoopSignal | None:
         # Only the recent past matters, and counts only need to reach the limits: a fixed
         # window keeps each call O(1) however long the run is.
-        calls = self._calls[-DETECTION_WINDOW:]
+        calls = self._recent(DETECTION_WINDOW)
         last = calls[-1]
         run = 0
         for call in reversed(calls):
@@ -291,7 +300,7 @@ class AgentState:
         if last.ok:
             return None
         failures = 0
-        for call in reversed(self._calls):
+        for call in reversed(self._recent(self.failure_stop_at)):
             if call.ok or call.tool != last.tool:
                 break
             failures += 1
@@ -318,8 +327,12 @@ class AgentState:
             failures,
         )
 
+    def _recent(self, count: int) -> list[ToolCall]:
+        """The last `count` calls of this attempt (fewer when it has made fewer)."""
+        return self._calls[max(self._since, len(self._calls) - count) :]
+
     def _ping_pong_cycles(self) -> int:
-        calls = self._calls
+        calls = self._recent(DETECTION_WINDOW)
         if len(calls) < 4:
             return 0
         last, before = calls[-1], calls[-3]
@@ -338,7 +351,7 @@ class AgentState:
 
     def _cycle_period(self) -> int:
         """The period (3 to MAX_CYCLE_PERIOD) of a round of calls just made twice, or 0."""
-        keys = [(c.tool, c.args_hash) for c in self._calls[-2 * MAX_CYCLE_PERIOD :]]
+        keys = [(c.tool, c.args_hash) for c in self._recent(2 * MAX_CYCLE_PERIOD)]
         for period in range(3, MAX_CYCLE_PERIOD + 1):
             if len(keys) < 2 * period:
                 break

@@ -17,23 +17,15 @@ its approval question would flag (agent or editor configuration, hidden characte
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from lsp_agent.agent.job_types import ProgressEvent
-from lsp_agent.agent.steps import asks_for_change
+from lsp_agent.agent.steps import asks_for_change, propose_only
 from safety.approval_flags import patch_flags
 from tools.base import ToolContext
 from tools.patches import StoredPatch, fixes_every_failure, leaves_failures
 from tools.test_failures import is_test_support
-
-# "Propose a fix, but do not apply it": the user keeps applying to themselves.
-_PROPOSE_ONLY = re.compile(
-    r"\b(?:do not|don't|dont|never|without)\s+(?:apply|applying)\b"
-    r"|\b(?:only|just)\s+(?:propose|suggest)",
-    re.IGNORECASE,
-)
 
 
 def passing_proposal(context: ToolContext) -> StoredPatch | None:
@@ -63,7 +55,7 @@ def offer_passing_patch(
 ) -> str:
     """Offer `passing_proposal` through the job's `apply_patch` tool; its observation, or ""
     when there is nothing to offer."""
-    if not asks_for_change(task) or _PROPOSE_ONLY.search(task):
+    if not asks_for_change(task) or propose_only(task):
         return ""
     patch = passing_proposal(context)
     apply_patch = next((t for t in tools if getattr(t, "name", "") == "apply_patch"), None)

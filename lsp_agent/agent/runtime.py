@@ -131,6 +131,28 @@ def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, 
     return choices
 
 
+def _message(request: JobRequest, context: ToolContext, notes: str) -> str:
+    """The task message, with the files the task names as they are now."""
+    from lsp_agent.agent.instructions import task_message
+    from lsp_agent.agent.task_pointers import find_pointers
+
+    pointers = find_pointers(request.task, request.workspace)
+    context.task_files = pointers.paths
+    context.seen_paths.update(pointers.shown)  # the task message carries their text
+    return task_message(request.task, request.workspace.root, notes, pointers.text)
+
+
+def _attempt(built: BuiltAgent, message: str, max_steps: int) -> tuple[Any, BaseException | None]:
+    """Run the agent on `message`: its answer, or the error that ended it (interrupted by a
+    cancel or a loop stop, or a model-side failure)."""
+    from smolagents.utils import AgentError
+
+    try:
+        return built.agent.run(message, max_steps=max_steps), None
+    except AgentError as exc:
+        return "", exc
+
+
 def _status(
     error: BaseException | None, request: JobRequest, stopped: bool, answered: bool
 ) -> JobStatus:
@@ -152,10 +174,9 @@ def run_job(request: JobRequest) -> JobResult:
     from lsp_agent.agent.closing_offer import offer_passing_patch
     from lsp_agent.agent.explorer import subagent_tools
     from lsp_agent.agent.factory import AgentRun, agent_mode, build_agent
-    from lsp_agent.agent.instructions import task_message
+    from lsp_agent.agent.fresh_start import second_attempt_note, start_again
     from lsp_agent.agent.memory import WorkspaceMemory
     from lsp_agent.agent.services import services
-    from lsp_agent.agent.task_pointers import find_pointers
     from lsp_agent.models.errors import ModelConfigError
     from lsp_agent.models.factory import ready_model
 
@@ -189,21 +210,18 @@ def run_job(request: JobRequest) -> JobResult:
         mode = agent_mode(settings.agent_type, settings.sandbox_config(), run)
         built = build_agent(run, mode, extra_tools=subagent_tools(settings.agent_subagents, run))
         notes = context.memory.for_model() if isinstance(context.memory, WorkspaceMemory) else ""
-        pointers = find_pointers(request.task, request.workspace)
-        context.task_files = pointers.paths
-        context.seen_paths.update(pointers.shown)  # the task message carries their text
-        try:
-            answer = built.agent.run(
-                task_message(
-                    request.task,
-                    request.workspace.root,
-                    notes,
-                    pointers.text,
+        answer, error = _attempt(built, _message(request, context, notes), run.max_steps)
+        note = second_attempt_note(context, request.task, run.max_steps - context.state.step)
+        if note is not None and not request.cancel.is_set():
+            built = start_again(
+                run,
+                built,
+                lambda again: build_agent(
+                    again, mode, extra_tools=subagent_tools(settings.agent_subagents, again)
                 ),
-                max_steps=settings.agent_max_steps,
             )
-        except AgentError as exc:  # interrupted (cancel / loop stop) or a model-side failure
-            error = exc
+            message = f"{_message(request, context, notes)}\n\n{note}"
+            answer, error = _attempt(built, message, built.monitor.max_steps)
         if not request.cancel.is_set() and not model.first_call_unreachable:
             offer_passing_patch(
                 context, built.tools, request.task, request.progress, settings.agent_max_steps

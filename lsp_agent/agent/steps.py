@@ -137,6 +137,19 @@ def asks_for_change(task: str) -> bool:
     return _ASKS_FOR_CHANGE.search(task.strip()) is not None
 
 
+# "Propose a fix, but do not apply it": the user keeps applying to themselves.
+_PROPOSE_ONLY = re.compile(
+    r"\b(?:do not|don't|dont|never|without)\s+(?:apply|applying)\b"
+    r"|\b(?:only|just)\s+(?:propose|suggest)",
+    re.IGNORECASE,
+)
+
+
+def propose_only(task: str) -> bool:
+    """Whether `task` asks for a proposal that the user applies themselves."""
+    return _PROPOSE_ONLY.search(task) is not None
+
+
 def change_before_answer(context: ToolContext, task: str) -> Callable[..., bool]:
     """A final-answer check for a task that asks for a change: an answer given while nothing
     changed, or while the change leaves tests failing, is refused once for each reason, with
@@ -212,13 +225,20 @@ class StepMonitor:
     final_answer_given: bool = field(default=False, init=False)
     tools_used: list[str] = field(default_factory=list, init=False)
     steps_taken: int = field(default=0, init=False)
+    steps_before: int = field(default=0, init=False)  # a second attempt's: the first's steps
+
+    def follow(self, earlier: StepMonitor, steps_before: int) -> None:
+        """Count on from `earlier`'s attempt, which took `steps_before` of the job's steps:
+        progress says step 12 of 25, not 1 of 14, and the job's tools and steps add up."""
+        self.tools_used[:0] = earlier.tools_used
+        self.steps_taken += earlier.steps_taken
+        self.steps_before = steps_before
 
     def __call__(self, step: ActionStep, agent: Any) -> None:
+        total = self.steps_before + self.max_steps
         if step.step_number > self.max_steps:
             # smolagents' closing summary after the last step: not a step of its own.
-            self.on_progress(
-                ProgressEvent(self.max_steps, self.max_steps, None, STEP_LIMIT_PROGRESS, "info")
-            )
+            self.on_progress(ProgressEvent(total, total, None, STEP_LIMIT_PROGRESS, "info"))
             return
         self.context.state.begin_step()
         calls = self.step_tools(step, agent)
@@ -234,9 +254,8 @@ class StepMonitor:
             lambda: agent.write_memory_to_messages() + self.step_messages(agent, step),
         )
         tool, line, ok = self.step_line(step, calls)
-        self.on_progress(
-            ProgressEvent(step.step_number, self.max_steps, tool, line or "thinking", "step", ok=ok)
-        )
+        number = self.steps_before + step.step_number
+        self.on_progress(ProgressEvent(number, total, tool, line or "thinking", "step", ok=ok))
         if self.cancel.is_set() or self.context.state.stopped:
             agent.interrupt()
 

@@ -20,8 +20,9 @@ from lsp_agent.agent.stale_calls import stale_call
 from lsp_agent.agent.steps import StepMonitor, job_notes
 from lsp_agent.models.messages import memory_messages
 from lsp_agent.models.prompt_size import CHARS_PER_TOKEN
-from lsp_agent.models.robust import RobustModel
+from lsp_agent.models.robust import RobustModel, content_text
 from lsp_agent.models.robust.fresh import DecodesAgain
+from lsp_agent.models.tool_call_parsing import ParseSuccess, parse_tool_calls_from_text
 from lsp_agent.models.tool_schemas import compact_tool_schemas
 from tools.base import ToolContext
 
@@ -52,9 +53,31 @@ class LspAgent(PlanReplyLimitMixin, ToolCallingAgent):  # type: ignore[misc]
             )
         return messages
 
+    def provide_final_answer(self, task: str) -> ChatMessage:
+        """The step limit's closing answer; one written as a `final_answer` call in text is
+        its answer. Through llama-server, Qwen2.5-Coder-1.5B wrote it as
+        `{"name": "final_answer", "arguments": {"answer": "…"}}`, shown so to the user (L6)."""
+        reply = super().provide_final_answer(task)
+        answer = answer_in_call(content_text(reply.content))
+        if answer is not None:
+            reply.content = answer
+        return reply
+
     def stale_reply(self, reply: ChatMessage) -> str | None:
         """Why `reply` only repeats what this agent's job tried (`stale_calls`), or None."""
         return stale_call(self.tool_context, reply)
+
+
+def answer_in_call(text: str) -> str | None:
+    """The answer of `text` when it is one `final_answer` call with a text answer, or None."""
+    parsed = parse_tool_calls_from_text(text)
+    if not isinstance(parsed, ParseSuccess) or len(parsed.calls) != 1:
+        return None
+    call = parsed.calls[0]
+    answer = call.arguments.get("answer", call.positional[0] if call.positional else None)
+    if call.name != "final_answer" or not isinstance(answer, str) or not answer.strip():
+        return None
+    return answer
 
 
 def schema_tokens(tools: list[Any]) -> int:

@@ -350,3 +350,19 @@ def test_a_call_that_repeats_the_last_one_is_decoded_again_and_the_fresh_one_run
     temperatures = [call.kwargs.get("temperature") for call in model.calls]
     assert temperatures == [None, None, 0.7, None, None], temperatures
     assert (tmp_repo / "pkg" / "calc.py").read_text() == "def add(a, b):\n    return b + a\n"
+
+
+def test_a_closing_answer_written_as_a_final_answer_call_is_its_answer(tmp_repo: Path) -> None:
+    """At the step limit the model is asked for a closing answer; written as a call in text
+    (Qwen2.5-Coder-1.5B through llama-server, L6), the user gets its answer, not JSON."""
+    settings = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_steps=2)
+    call = '{"name": "final_answer", "arguments": {"answer": "add() in pkg/calc.py adds."}}'
+    turns = [
+        {"tool": "list_files", "arguments": {"pattern": "*.py"}},
+        {"tool": "list_files", "arguments": {"pattern": "*.md"}},
+        {"text": f"```json\n{call}\n```"},
+    ]
+    result, _, model = run(tmp_repo, turns, settings=settings)
+    assert result.status == "max_steps", result
+    assert result.answer == "add() in pkg/calc.py adds.", result.answer
+    assert len(model.calls) == 3

@@ -1,6 +1,6 @@
 """Running git for the tools: the hardened `GitRepo` and the one-line HEAD summary.
 
-Shared by the git tools (tools/git_tools.py) and `repo_info` (tools/file_tools.py); see
+Shared by the git tools (tools/git_tools.py) and `repo_info` (tools/files/); see
 tools/git_tools.py for what the hardening disables.
 """
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from safety.errors import ErrorType, hint_file_not_found, read_file_call
 from tools.base import AgentTool, ToolFailure
-from tools.file_tools import (
+from tools.files import (
     body_budget,
     bounded_int,
     canonical_path,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tools.base import AgentTool, ToolContext
 from tools.command_tools import RunCmd, RunTests
-from tools.file_tools import ListFiles, ReadFile, ReadFileSnippet, RepoInfo
+from tools.files import ListFiles, ReadFile, ReadFileSnippet, RepoInfo
 from tools.git_tools import GitDiff, GitLog, GitStatus
 from tools.instrumented import InstrumentedTool
 from tools.memory_tool import Remember

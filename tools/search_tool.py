@@ -27,7 +27,7 @@ from safety.sensitive import DEFAULT_SENSITIVE
 from safety.truncation import list_truncation_note
 from safety.validation import ValidationError, file_problem, validate_glob, validate_path
 from tools.base import AgentTool, ToolFailure
-from tools.file_tools import (
+from tools.files import (
     MAX_SHOWN_LINE_CHARS,
     check_pattern,
     clip_line,

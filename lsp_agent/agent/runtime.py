@@ -109,7 +109,7 @@ def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, 
     (as the tools read it: the editor's buffer when open), for `propose_function`'s `name`
     its definitions, asked afresh for every reply."""
     from lsp_agent.agent.task_pointers import quoted_snippets
-    from tools.file_tools import file_definitions, file_lines
+    from tools.files import file_definitions, file_lines
 
     def lines_of_path(arguments: Mapping[str, Any]) -> list[str]:
         lines = file_lines(context.workspace, str(arguments.get("path", "")))

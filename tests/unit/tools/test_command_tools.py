@@ -99,7 +99,7 @@ NODE_PACKAGE = json.dumps({"name": "calc", "scripts": {"test": "node --test"}})
 def test_a_node_project_runs_its_npm_test_script(tmp_path) -> None:
     """One answer for the check command: on a Node project run_tests() runs `npm test`, as
     the patch check does and as repo_info tells the model (it ran pytest before)."""
-    from tools.file_tools import RepoInfo
+    from tools.files import RepoInfo
 
     (tmp_path / "package.json").write_text(NODE_PACKAGE)
     (tmp_path / "calc.js").write_text("module.exports = (a, b) => a + b;\n")

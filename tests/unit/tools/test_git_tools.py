@@ -14,7 +14,7 @@ from safety.validation import ValidationError
 from tests.conftest import git_init
 from tests.tool_context import make_tool as make
 from tools.base import AgentTool, ToolFailure, ToolLimits
-from tools.file_tools import RepoInfo
+from tools.files import RepoInfo
 from tools.git_tools import MAX_LOG_COUNT, GitDiff, GitLog, GitStatus
 from tools.workspace import git_env, git_listed_files
 

@@ -10,7 +10,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.tool_context import tool_context
-from tools.file_tools import ReadFile
+from tools.files import ReadFile
 from tools.instrumented import InstrumentedTool
 from tools.workspace import DiskWorkspace
 

@@ -372,7 +372,7 @@ def test_a_decode_again_of_a_stale_call_leaves_its_tool_out_of_the_schema_only()
     # again at 0.0, 0.7 and 1.0 until the loop guard stopped the run (L7): the third time a
     # read is made, its decode again has no reader.
     tools = [SpyTool("read_file", {"path": "string"}), FinalAnswerTool()]
-    tools[0].read_only = True  # as tools.file_tools.ReadFile: a reader shows what it showed
+    tools[0].read_only = True  # as tools.files.ReadFile: a reader shows what it showed
     replies = [{"text": call("read_file", path="a.py")}, {"text": call("final_answer", answer="x")}]
     with ScriptedOpenAIServer(replies) as server:
         settings = Settings(model_id="openai/qwen", model_api_base=server.openai_base)

@@ -14,7 +14,7 @@ from tests.repo_samples import UNSAFE_PATHS
 from tests.tool_context import make_tool as make
 from tests.tool_context import tool_context
 from tools.base import AgentTool, ToolFailure, ToolLimits
-from tools.file_tools import (
+from tools.files import (
     ListFiles,
     ReadFile,
     ReadFileSnippet,

@@ -30,7 +30,9 @@ A block that only defines things (no call runs, nothing is printed) and writes n
 task's code is told so, with what would change the file: told the test
 `test_reject_traversals_with_repeated_items` still failed, Qwen2.5-Coder-1.5B wrote that
 test's method out as a function, read "the code printed nothing", and wrote it again for
-eleven steps until the time limit (satellite).
+eleven steps until the time limit (satellite). Any other block that calls no tool counts for
+the loop guard as a call of "a code block" with its code: the same block again and again is
+warned, then stopped, like the same call.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from tools.workspace import NotTextError
 
 PATCH_TOOLS = ("propose", "apply_patch")  # calls after which a patch may leave failures
 DEFINING_A_TOOL = "a block defining a tool"  # as the loop guard names such a step
+RAN_CODE = "a code block"  # a block that calls no tool and writes no task code
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ class WrittenDefinitions:
                 f"to {path}: {_text(result)}"
             )
         if not notes and not calls:
-            notes.append(self._changes_nothing(code))
+            notes.append(self._changes_nothing(code) or self._ran(code))
         if proposed or any(name.startswith(PATCH_TOOLS) for name in calls):
             notes.append(self._write_whole())
         return "\n".join(note for note in notes if note), [self.proposer.name] * proposed
@@ -237,6 +240,13 @@ class WrittenDefinitions:
         that writes it over and over is warned, then stopped (paasio: the same classes for
         every step until the time limit)."""
         return self._recorded(self.proposer.name, {"path": path, "content": text})
+
+    def _ran(self, code: str) -> str:
+        """A block that calls no tool and writes no task code counts for loop detection as
+        a call would: Qwen2.5-Coder-1.5B sent the same two-line `if game.get_status() == …:
+        raise …` block, which failed the same way, for its last eleven steps until the time
+        limit (hangman), and the same `print(say(987654321123))` step after step (say)."""
+        return self._recorded(RAN_CODE, {"code": code})
 
     def _recorded(self, tool: str, arguments: dict[str, str], error: str | None = None) -> str:
         """Record a step as a call of `tool` for the loop guard; its warning or stop note."""

@@ -229,3 +229,22 @@ def test_the_same_definitions_only_block_again_and_again_is_warned_then_stopped(
     assert notes[0].startswith("Your code only defines test_one(): ")  # named once
     assert any("[warning]" in note for note in notes)
     assert context.state.stopped
+
+
+def test_the_same_block_calling_no_tool_again_and_again_is_warned_then_stopped(
+    tmp_path: Path,
+) -> None:
+    # hangman: the same two lines, failing the same way, for the last eleven steps
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say.py",)
+    written = WrittenDefinitions(context)
+    for number in range(3):
+        assert written(f"print(say({number}))", []) == ("", [])  # different blocks: no loop
+    assert not context.state.stopped
+    block = 'if game.get_status() == "lose":\n    raise ValueError("The game has ended.")\n'
+    notes = [written(block, [])[0] for _ in range(4)]
+    assert notes[:2] == ["", ""], notes
+    assert notes[2].startswith("\n\n[warning] You called a code block with the same arguments 3")
+    assert notes[3].startswith("\n\n[stop] Stopping the run"), notes[3]
+    assert context.state.stopped
+    assert written("print(1)", ["read_file"]) == ("", [])  # a block calling a tool: its call

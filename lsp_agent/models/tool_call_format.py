@@ -21,16 +21,6 @@ after the hint that named the right one (L7), which a schema with the files as a
 cannot write. Right after a refused `final_answer` the schema leaves `final_answer` out, as
 the embedded grammar does (`tool_grammar.offered_after`); a decode again of a read made
 for the third time leaves every reader out (`left_out_tools`, `robust.fresh`).
-
-An edit's call has a `"thought"` between its name and its arguments
-(`tool_grammar.thought_schema`): it begins as the embedded model's thought before an edit
-does ("Let's check each line against the task.", then " So I will replace `" for
-`propose_patch`). llama.cpp's server writes the keys in the schema's order, so the model
-chooses the edit first, then says what it will change, then writes it; a read or an answer
-has no thought. Through llama-server without it, Qwen2.5-Coder-1.5B wrote the bug back into
-`new` or edited another function's line (L6 0/3 in two draws); a thought before every call
-(tried 2026-11-28) fixed L6 but derailed reads and answers (L0 0/3). The thought is not
-replayed: the history shows the call alone.
 """
 
 from __future__ import annotations

@@ -10,12 +10,10 @@ replies must now end at the call, and its jobs must read what it wrote.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from smolagents.models import ChatMessage, MessageRole
 
 from lsp_agent.agent.job_types import JobResult
 from lsp_agent.benchmarks.compliance.fixture_repo import make_fixture_repo
@@ -143,57 +141,3 @@ def test_qwen_answers_short_levels_through_llama_server(qwen_server: Any, key: s
     # text reply may (it is the answer; a CI run's L0 answer ran to 1,024 tokens)
     ran_on = [r for r in record.requests if r.get("finish_reason") == "length"]
     assert not any(r["held_call"] for r in ran_on), ran_on
-
-
-def test_qwen_says_what_it_will_change_before_an_edit(qwen_server: Any, tmp_path: Path) -> None:
-    """The schema's edit call has a `"thought"` between its name and its arguments
-    (`tool_grammar.thought_schema`): llama.cpp writes the keys in the schema's order, so the
-    model chooses the edit, says what it will change, then writes it. The thought is not
-    replayed beside the call, and a read has none."""
-    from smolagents import FinalAnswerTool
-    from smolagents.models import ChatMessageToolCall, ChatMessageToolCallFunction
-
-    from lsp_agent.models.factory import build_model
-    from lsp_agent.models.robust import RobustModel
-    from tests.tool_context import tool_context
-    from tools.registry import build_tools
-    from tools.workspace import DiskWorkspace
-
-    repo = make_fixture_repo(tmp_path / "repo")
-    tools = build_tools(tool_context(DiskWorkspace(repo)))
-    edit = [t for t in tools if t.name == "propose_patch"] + [FinalAnswerTool()]
-    settings = settings_for(qwen_server, QWEN, model_max_tokens=512)
-    model = RobustModel(build_model(settings.model_config(), constrained_calls=True))
-    read = ChatMessageToolCall(
-        id="call_1",
-        type="function",
-        function=ChatMessageToolCallFunction(name="read_file", arguments={"path": "calc.py"}),
-    )
-    source = (repo / "calc.py").read_text(encoding="utf-8")
-    task = "average() in calc.py divides by the wrong number. Fix it with propose_patch."
-    reply = model.generate(
-        [
-            ChatMessage(role=MessageRole.SYSTEM, content="You are a coding agent."),
-            ChatMessage(role=MessageRole.USER, content=task),
-            ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[read]),
-            ChatMessage(role=MessageRole.TOOL_RESPONSE, content=f"calc.py:\n{source}"),
-        ],
-        tools_to_call_from=edit,
-    )
-    text = str(reply.raw.choices[0].message.content or "")
-    written = json.loads(text)
-    assert list(written) == ["name", "thought", "arguments"], text  # in the schema's order
-    assert written["thought"].startswith("Let's check each line against the task. "), text
-    assert " So I will replace `" in written["thought"], text
-    assert reply.tool_calls and reply.tool_calls[0].function.name == "propose_patch", text
-    assert set(reply.tool_calls[0].function.arguments) >= {"path", "old", "new"}, text
-    assert not reply.content, reply.content  # the thought is not replayed beside the call
-    reads = [t for t in tools if t.name == "read_file"] + [FinalAnswerTool()]
-    again = model.generate(
-        [
-            ChatMessage(role=MessageRole.SYSTEM, content="You are a coding agent."),
-            ChatMessage(role=MessageRole.USER, content="Read calc.py with read_file."),
-        ],
-        tools_to_call_from=reads,
-    )
-    assert '"thought"' not in str(again.raw.choices[0].message.content or ""), again.raw

@@ -64,7 +64,6 @@ from lsp_agent.models.embedded.text_reply import ReplyShape, shaped_generation
 from lsp_agent.models.embedded.tool_grammar import (
     CALL_PREFIX,
     MIN_ANSWER_CHARS,
-    THOUGHT_LEAD,
     ToolSpec,
     answer_refused,
     call_head,
@@ -107,6 +106,7 @@ CALL_ODDS = 0.5
 # Words a model may write, after each lead, before an edit, and before a read or the answer.
 THINK_TOKENS = 80
 ANSWER = "final_answer"
+THOUGHT_LEAD = "Let's check each line against the task."
 # A thought ends at a paragraph, a code block, or the start of a call.
 THOUGHT_END = re.compile(r"\n\n|```|<tool_call>|Here is")
 

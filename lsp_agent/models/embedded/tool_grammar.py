@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +35,6 @@ from typing import Any
 __all__ = [
     "CALL_PREFIX",
     "MIN_ANSWER_CHARS",
-    "THOUGHT_LEAD",
     "ArgumentSpec",
     "ToolSpec",
     "call_head",
@@ -269,36 +267,11 @@ def _argument_schema(argument: ArgumentSpec) -> dict[str, Any]:
     return {"type": argument.type}
 
 
-# What the embedded model writes before an edit (`EmbeddedModel._think`): the thought lead,
-# its words, then each of the tool's `thought_leads` and their words.
-THOUGHT_LEAD = "Let's check each line against the task."
-THOUGHT_CHARS = 200  # the words after the lead, at most
-LEAD_CHARS = 120  # the words after each of a tool's leads, at most
-_THOUGHT_WORD = '[^"\\\\]'  # any character but a quote or backslash: no escape is needed
-
-
-def thought_schema(leads: Sequence[str]) -> dict[str, Any]:
-    """A string that begins with `THOUGHT_LEAD` and goes on through each of `leads`."""
-    pattern = f"^{_pattern_literal(THOUGHT_LEAD)} {_THOUGHT_WORD}{{0,{THOUGHT_CHARS}}}"
-    for lead in leads:
-        pattern += f"{_pattern_literal(lead)}{_THOUGHT_WORD}{{0,{LEAD_CHARS}}}"
-    return {"type": "string", "pattern": f"{pattern}$"}
-
-
-def _pattern_literal(text: str) -> str:
-    """`text` as a pattern that matches it alone: each special character in a class of its
-    own (`[.]`), which every pattern converter reads (llama.cpp's takes no `\\ `)."""
-    return re.sub(r"[.^$*+?()\[\]{}|\\]", lambda m: f"[{m.group(0)}]", text)
-
-
 def tool_call_schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
     """The JSON-schema twin of `tool_call_grammar` (for servers that take a schema: Ollama).
 
     Tool names are one-value enums (wider support than `const`), arguments are closed
-    objects with their required keys. A tool that asks for words first (`thought_leads`:
-    the edits) has a `"thought"` between its name and its arguments (`thought_schema`): a
-    server that writes the keys in the schema's order (llama.cpp's) has the model choose
-    the tool, say what it will change, then write the edit, as the embedded model does.
+    objects with their required keys; key order and whitespace are the server's business.
     """
     if not specs:
         raise ValueError("a tool-call schema needs at least one tool")
@@ -310,18 +283,14 @@ def tool_call_schema(specs: Sequence[ToolSpec]) -> dict[str, Any]:
             "required": [a.name for a in spec.arguments if a.required],
             "additionalProperties": False,
         }
-        words = (
-            {} if spec.thought_leads is None else {"thought": thought_schema(spec.thought_leads)}
-        )
         calls.append(
             {
                 "type": "object",
                 "properties": {
                     "name": {"type": "string", "enum": [spec.name]},
-                    **words,
                     "arguments": arguments,
                 },
-                "required": ["name", *words, "arguments"],
+                "required": ["name", "arguments"],
                 "additionalProperties": False,
             }
         )

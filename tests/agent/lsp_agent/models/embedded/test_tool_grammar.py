@@ -5,7 +5,6 @@ twin, and that schema reaching Ollama as `format` through LiteLLM."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -250,28 +249,6 @@ def test_the_json_schema_twin_agrees_on_values(tools: list[Any]) -> None:
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(json.loads(bad), schema)
-
-
-def test_an_edit_through_the_schema_says_what_it_will_change_between_its_name_and_arguments(
-    tools: list[Any],
-) -> None:
-    schema = tool_call_schema(tool_specs(tools, choices={"path": PATHS}))
-    by_name = {c["properties"]["name"]["enum"][0]: c for c in schema["oneOf"]}
-    edit = by_name["propose_patch"]
-    assert list(edit["properties"]) == ["name", "thought", "arguments"]  # in writing order
-    assert edit["required"] == ["name", "thought", "arguments"]
-    pattern = edit["properties"]["thought"]["pattern"]
-    for tool in ("read_file", "final_answer", "apply_patch"):
-        assert "thought" not in by_name[tool]["properties"], tool
-    assert "thought" in by_name["propose_patch_unified"]["properties"]  # the lead alone
-    arguments = {"path": "calc.py", "old": "x = 1", "new": "x = 2"}
-    said = "Let's check each line against the task. x is 1, the task wants 2."
-    good = {"name": "propose_patch", "arguments": arguments}
-    for thought in (f"{said} So I will replace `x = 1", f"{said} So I will replace `x = 1`."):
-        jsonschema.validate({**good, "thought": thought}, schema)
-    for thought in ("x is 1. So I will replace `x = 1", f"{said} No change.", f'{said} "q"'):
-        assert re.search(pattern, thought) is None, thought
-    assert re.search(pattern, f"{said} So I will replace `{'y' * 121}") is None  # bounded
 
 
 def test_ollama_gets_the_schema_as_format_and_json_content_becomes_a_call() -> None:

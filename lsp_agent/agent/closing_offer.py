@@ -28,12 +28,18 @@ from tools.patches import StoredPatch, fixes_every_failure, leaves_failures
 from tools.test_failures import is_test_support
 
 
+def change_made(context: ToolContext) -> bool:
+    """Whether the job's last applied patch leaves no test failing."""
+    applied = [p for p in context.patches.all() if p.status == "applied"]
+    return bool(applied) and not leaves_failures(applied[-1].check)
+
+
 def passing_proposal(context: ToolContext) -> StoredPatch | None:
     """The proposal to offer at the job's end, or None (see the module's docstring)."""
+    if change_made(context):
+        return None
     patches = context.patches.all()
     applied = [i for i, p in enumerate(patches) if p.status == "applied"]
-    if applied and not leaves_failures(patches[applied[-1]].check):
-        return None  # the job's change is made
     after = patches[applied[-1] + 1 :] if applied else patches
     for patch in reversed(after):
         if (

@@ -23,22 +23,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from lsp_agent.agent.closing_offer import passing_proposal
+from lsp_agent.agent.closing_offer import change_made, passing_proposal
 from lsp_agent.agent.factory import AgentRun, BuiltAgent
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.steps import asks_for_change, propose_only
 from safety.run_state import STEP_LIMIT
 from tools.base import ToolContext
-from tools.patches import StoredPatch, leaves_failures, still_failing
+from tools.patches import StoredPatch, still_failing
 
 MIN_STEPS = 4
 SHOWN_TEXT_CHARS = 4000  # a proposal's text is shown up to this size
-
-
-def change_made(context: ToolContext) -> bool:
-    """Whether the job's last applied patch leaves no test failing."""
-    applied = [p for p in context.patches.all() if p.status == "applied"]
-    return bool(applied) and not leaves_failures(applied[-1].check)
 
 
 def second_attempt_note(context: ToolContext, task: str, steps_left: int) -> str | None:

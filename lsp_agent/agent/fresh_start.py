@@ -59,7 +59,7 @@ def _patch_note(context: ToolContext, patch: StoredPatch) -> str:
     """What the first attempt's latest patch left: its status, its failing tests and, for a
     proposal never applied, the files as it had them."""
     files = ", ".join(patch.files)
-    failing = still_failing(patch.check).replace("with the patch", f"with {patch.id}")
+    failing = still_failing(patch.check, patch.id)
     if patch.status == "applied":
         told = f" It applied {patch.id} ({files}), which is in the files now."
         return f"{told} {failing} Change the code so that they pass." if failing else told

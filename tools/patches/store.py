@@ -316,15 +316,15 @@ def leaves_failures(check: object | None) -> bool:
     return bool(getattr(check, "still_failing", ()) or getattr(check, "broken", ()))
 
 
-def still_failing(check: object | None) -> str:
+def still_failing(check: object | None, patch: str = "the patch") -> str:
     """`3 tests still fail with the patch (first: T: error (f.py line 4); then U: …).`, up
-    to `SHOWN_FAILURES` of them, or "" when its check says none does. Told "applied: p1"
-    after a first version of say() that fixed 3 of 20 tests, Qwen2.5-Coder-1.5B answered
-    that say() was implemented."""
+    to `SHOWN_FAILURES` of them, or "" when its check says none does (`patch` names the
+    patch: "p3"). Told "applied: p1" after a first version of say() that fixed 3 of 20
+    tests, Qwen2.5-Coder-1.5B answered that say() was implemented."""
     still = getattr(check, "still_failing", ())
     if not still:
         return ""
-    return f"{len(still)} tests still fail with the patch{_first_failures(check)}."
+    return f"{len(still)} tests still fail with {patch}{_first_failures(check)}."
 
 
 def _first_failures(check: object | None) -> str:

@@ -1,4 +1,5 @@
-"""A job's second attempt: after a loop stop, the same task again with an empty history.
+"""A job's second attempt: after a loop stop, or an answer given with the change not made,
+the same task again with an empty history.
 
 Qwen2.5-Coder-1.5B, asked to implement an Exercism stub, often writes a version whose tests
 fail and then writes it again, or reads the same file again, until the loop guard stops the
@@ -7,11 +8,18 @@ ended so, after 129 to 471 of their 600 seconds. By then its history is full of 
 failed attempts, and a small model repeats what its history holds. aider's benchmark gives a
 model a second try with the test output (1 of aider's 4 passes on that sample came on it).
 
-So, once per job: when the loop guard (never a cancel or the step limit) stops a job that
-asks for a change (not "only propose"), the change is not made (no applied patch without
-failing tests, no passing proposal for the closing offer) and at least `MIN_STEPS` steps
-are left, the agent is built again and runs with the steps left on the same task: the files
-it names read as they are now, and a note says what the first attempt left (its latest
+The same holds for a job that answers with its change not made, after the answer check
+(`steps.change_before_answer`) refused such an answer once: through llama-server,
+Qwen2.5-Coder-1.5B told "total_stock() returns the wrong total. Fix it." proposed the
+function with its bug kept, was told that the tests fail as before, and answered, twice, in
+4 of 10 steps (the suite's L8, 3 runs of 3).
+
+So, once per job: when the loop guard (never a cancel or the step limit) stops a job, or
+the job answers, and the job asks for a change (not "only propose"), the change is not made
+(no applied patch without failing tests, no passing proposal for the closing offer), the
+user rejected none of its patches and at least `MIN_STEPS` steps are left, the agent is
+built again and runs with the steps left on the same task: the files it names read as they
+are now, and a note says what the first attempt left (its latest
 patch, that patch's failing tests and, for a proposal never applied, the file as it had
 it). The step budget is the job's: a second attempt never runs a step the user did not
 allow. The patches, the sandbox, the policy and every guard stay as they were; the run
@@ -22,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from lsp_agent.agent.closing_offer import change_made, passing_proposal
 from lsp_agent.agent.factory import AgentRun, BuiltAgent
@@ -35,66 +44,95 @@ MIN_STEPS = 4
 SHOWN_TEXT_CHARS = 4000  # a proposal's text is shown up to this size
 
 
-def second_attempt_note(context: ToolContext, task: str, steps_left: int) -> str | None:
-    """The note a second attempt starts with, or None when the job gets none (see the
-    module's docstring; the caller checks that it has not had one already)."""
-    signal = context.state.stop_signal
-    if not context.state.stopped or signal is None or signal.kind == STEP_LIMIT:
+@dataclass(frozen=True)
+class SecondAttempt:
+    """Why a job starts again: `note` for the model (after the task), `notice` for the user."""
+
+    note: str
+    notice: str
+
+
+def second_attempt(
+    context: ToolContext, task: str, steps_left: int, answered: bool
+) -> SecondAttempt | None:
+    """The job's second attempt, or None when it gets none (see the module's docstring;
+    `answered`: the first attempt ended with a final answer; the caller checks that the job
+    has not had a second attempt already)."""
+    signal, stopped = context.state.stop_signal, context.state.stopped
+    looped = stopped and signal is not None and signal.kind != STEP_LIMIT
+    if not looped and (stopped or not answered):
         return None
     if steps_left < MIN_STEPS or not asks_for_change(task) or propose_only(task):
         return None
     if change_made(context) or passing_proposal(context) is not None:
         return None
-    why = signal.hint.removeprefix("Stopping the run: ")
+    if any(patch.status == "rejected" for patch in context.patches.all()):
+        return None  # the user said no to a change: not asked again unbidden
+    if looped and signal is not None:
+        why = signal.hint.removeprefix("Stopping the run: ")
+        ended = f"was stopped because it went round in circles ({why})"
+        notice = "The agent went round in circles and was stopped"
+    else:
+        ended = "answered with the change not made."
+        notice = "The agent answered without making the change the task asks for"
     note = (
-        f"A first attempt at this task was stopped because it went round in circles ({why}) "
-        f"This is a second attempt, with a fresh start and the {steps_left} steps left. Do "
-        "not repeat what the first attempt did."
+        f"A first attempt at this task {ended} This is a second attempt, with a fresh start "
+        f"and the {steps_left} steps left. Do not repeat what the first attempt did."
     )
     latest = context.patches.latest()
-    return f"{note}{_patch_note(context, latest)}" if latest else note
+    return SecondAttempt(
+        f"{note}{_patch_note(context, latest)}" if latest else note,
+        f"{notice}; it starts again on the task with an empty history and the {steps_left} "
+        "steps left.",
+    )
 
 
 def _patch_note(context: ToolContext, patch: StoredPatch) -> str:
     """What the first attempt's latest patch left: its status, its failing tests and, for a
-    proposal never applied, the files as it had them."""
+    proposal never applied that fixed some of them, the files as it had them."""
     files = ", ".join(patch.files)
     failing = still_failing(patch.check, patch.id)
     if patch.status == "applied":
         told = f" It applied {patch.id} ({files}), which is in the files now."
         return f"{told} {failing} Change the code so that they pass." if failing else told
     told = f" Its last patch, {patch.id} ({files}), is {patch.status}, not applied."
+    if failing:
+        told += f" {failing}"
     if patch.status != "proposed":
         return told
+    if _fixed_none(patch):
+        return f"{told} Write a different change."
     shown = [
         f"{f.path} as {patch.id} has it:\n```\n{f.after.rstrip()}\n```"
         for f in patch.result.files
         if f.after is not None
     ]
     text = "\n\n".join(shown)
-    if failing:
-        told += f" {failing}"
     if text and len(text) <= SHOWN_TEXT_CHARS:
         told += f"\n\n{text}\n\nWrite a corrected version."
     return told
 
 
+def _fixed_none(patch: StoredPatch) -> bool:
+    """Whether `patch`'s check names failing tests and none it fixed: its text is not shown,
+    so the second attempt starts from the files as they are. Shown "report.py as p1 has it"
+    (total_stock with its bug kept, its docstring left out), Qwen2.5-Coder-1.5B through
+    llama-server wrote the right loop but took p1's text as the `old` to replace, which the
+    file does not hold."""
+    check = patch.check
+    return bool(getattr(check, "still_failing", ())) and not getattr(check, "fixed", ())
+
+
 def start_again(
-    run: AgentRun, first: BuiltAgent, build: Callable[[AgentRun], BuiltAgent]
+    run: AgentRun,
+    first: BuiltAgent,
+    attempt: SecondAttempt,
+    build: Callable[[AgentRun], BuiltAgent],
 ) -> BuiltAgent:
     """The second attempt's agent (`build` makes it) for the steps `first` left, the run
-    state's loops forgotten; the user is told."""
+    state's loops forgotten; the user is told why."""
     done = run.context.state.step
-    run.progress(
-        ProgressEvent(
-            done,
-            run.max_steps,
-            None,
-            "The agent went round in circles and was stopped; it starts again on the task "
-            f"with an empty history and the {run.max_steps - done} steps left.",
-            "notice",
-        )
-    )
+    run.progress(ProgressEvent(done, run.max_steps, None, attempt.notice, "notice"))
     run.context.state.start_again()
     built = build(dataclasses.replace(run, max_steps=run.max_steps - done))
     built.monitor.follow(first.monitor, done)

@@ -174,7 +174,7 @@ def run_job(request: JobRequest) -> JobResult:
     from lsp_agent.agent.closing_offer import offer_passing_patch
     from lsp_agent.agent.explorer import subagent_tools
     from lsp_agent.agent.factory import AgentRun, agent_mode, build_agent
-    from lsp_agent.agent.fresh_start import second_attempt_note, start_again
+    from lsp_agent.agent.fresh_start import second_attempt, start_again
     from lsp_agent.agent.memory import WorkspaceMemory
     from lsp_agent.agent.services import services
     from lsp_agent.models.errors import ModelConfigError
@@ -211,16 +211,22 @@ def run_job(request: JobRequest) -> JobResult:
         built = build_agent(run, mode, extra_tools=subagent_tools(settings.agent_subagents, run))
         notes = context.memory.for_model() if isinstance(context.memory, WorkspaceMemory) else ""
         answer, error = _attempt(built, _message(request, context, notes), run.max_steps)
-        note = second_attempt_note(context, request.task, run.max_steps - context.state.step)
-        if note is not None and not request.cancel.is_set():
+        again = second_attempt(
+            context,
+            request.task,
+            run.max_steps - context.state.step,
+            answered=error is None and built.monitor.final_answer_given,
+        )
+        if again is not None and not request.cancel.is_set():
             built = start_again(
                 run,
                 built,
-                lambda again: build_agent(
-                    again, mode, extra_tools=subagent_tools(settings.agent_subagents, again)
+                again,
+                lambda rerun: build_agent(
+                    rerun, mode, extra_tools=subagent_tools(settings.agent_subagents, rerun)
                 ),
             )
-            message = f"{_message(request, context, notes)}\n\n{note}"
+            message = f"{_message(request, context, notes)}\n\n{again.note}"
             answer, error = _attempt(built, message, built.monitor.max_steps)
         if not request.cancel.is_set() and not model.first_call_unreachable:
             offer_passing_patch(

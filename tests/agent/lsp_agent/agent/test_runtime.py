@@ -313,10 +313,11 @@ def test_what_to_replace_is_offered_as_the_task_quotes_it_then_as_lines(tmp_repo
 
 def test_a_fix_answered_before_any_patch_is_refused_once_with_the_call(tmp_repo: Path) -> None:
     answers = [{"final_answer": "add() adds a and b."}, {"final_answer": "No change needed."}]
-    result, _, model = run_scripted(
-        tmp_repo, answers, SETTINGS, "add() is wrong. Fix it in pkg/calc.py.", cancel=Event()
+    result, _, model = run_scripted(  # then a second attempt (agent.fresh_start), as one
+        tmp_repo, answers * 2, SETTINGS, "add() is wrong. Fix it in pkg/calc.py.", cancel=Event()
     )
     assert result.status == "answered" and result.answer == "No change needed."
+    assert len(model.calls) == 4
     refusal = str(model.calls[1].messages[-1].content)
     assert "no patch was proposed" in refusal
     assert 'propose_patch(path="pkg/calc.py", old=' in refusal

@@ -227,8 +227,7 @@ class Settings:
         True,
         _boolean,
         "Constrain each reply to one valid tool call with a JSON schema (paths limited to the "
-        "workspace's files, patch ids to the run's, `propose_patch`'s `old` to a line of the "
-        "file for the files the job works on; on: Qwen2.5-Coder-1.5B through llama-server "
+        "workspace's files, patch ids to the run's; on: Qwen2.5-Coder-1.5B through llama-server "
         "passed 17 of 22 suite runs with it, 14 without): Ollama `format`; "
         "`response_format` `json_schema` for OpenAI-compatible servers that take it "
         "(llama.cpp `llama-server`, vLLM, LM Studio); servers that refuse it get `json_object` "

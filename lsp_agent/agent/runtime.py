@@ -107,10 +107,8 @@ def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, 
     files (as the tools list them), the run's patch ids and, for `propose_patch`'s `old`,
     the snippets the task quotes that are text of the file the call names, then its lines
     (as the tools read it: the editor's buffer when open), for `propose_function`'s `name`
-    its definitions, asked afresh for every reply; and the files the job works on (named by
-    the task, then read), for which a schema spells those out (`tool_call_format`)."""
+    its definitions, asked afresh for every reply."""
     from lsp_agent.agent.task_pointers import quoted_snippets
-    from lsp_agent.models.tool_call_format import FOCUS_KEY
     from tools.files import file_definitions, file_lines
 
     def lines_of_path(arguments: Mapping[str, Any]) -> list[str]:
@@ -128,7 +126,6 @@ def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, 
             "patch_id": [patch.id for patch in context.patches.all()],
             "old": lines_of_path,
             "name": definitions_of_path,
-            FOCUS_KEY: [*context.task_files, *sorted(context.seen_paths)],
         }
 
     return choices

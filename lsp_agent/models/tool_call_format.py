@@ -18,39 +18,21 @@ Like the embedded model's grammar, the schema takes the job's `argument_choices`
 are fixed lists (the workspace's files for path arguments, the run's patch ids), asked
 afresh for every request: through llama-server, Qwen2.5-Coder-1.5B read a wrong path again
 after the hint that named the right one (L7), which a schema with the files as an enum
-cannot write. Values that depend on the path a call names (`propose_patch`'s `old`: the
-lines of that file; `propose_function`'s `name`: its definitions) are spelled out for the
-files the job works on (`FOCUS_KEY` of the choices: those the task names, then those read,
-up to `MAX_SPELLED_PATHS`), one variant of the call per file, as the embedded model's call
-writer picks `old` among the lines of the file: through llama-server Qwen2.5-Coder-1.5B
-sent `old="average(values) / (len(values) + 1)"` for calc.py, whose line reads
-`return sum(values) / (len(values) + 1)`, and, shown a proposal's text, took that text
-for `old` (L6, L8); neither can be written then. Right after a refused `final_answer` the
-schema leaves `final_answer` out, as the embedded grammar does (`tool_grammar.offered_after`);
-a decode again of a read made for the third time leaves every reader out
-(`left_out_tools`, `robust.fresh`).
+cannot write. Right after a refused `final_answer` the schema leaves `final_answer` out, as
+the embedded grammar does (`tool_grammar.offered_after`); a decode again of a read made
+for the third time leaves every reader out (`left_out_tools`, `robust.fresh`).
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from smolagents.models import ChatMessage, Model
 from smolagents.tools import Tool
 
-from lsp_agent.models.embedded.tool_grammar import (
-    MAX_CHOICES,
-    PATH_KEY,
-    offered_after,
-    tool_call_schema,
-    tool_specs,
-)
+from lsp_agent.models.embedded.tool_grammar import offered_after, tool_call_schema, tool_specs
 from lsp_agent.models.messages import called_tools
-
-FOCUS_KEY = "focus_paths"  # in the choices: the files whose path-bound values are spelled out
-MAX_SPELLED_PATHS = 6
 
 
 def tool_call_response_format(
@@ -60,60 +42,8 @@ def tool_call_response_format(
     arguments limited to `choices` (`tool_grammar.tool_specs`); not `final_answer` right
     after the calls `history` ended in one (it was refused: `tool_grammar.offered_after`)."""
     specs = offered_after(tool_specs(tools, choices=choices), history)
-    schema = spelled_out(tool_call_schema(specs), choices or {})
+    schema = tool_call_schema(specs)
     return {"type": "json_schema", "json_schema": {"name": "tool_call", "schema": schema}}
-
-
-def spelled_out(schema: dict[str, Any], choices: Mapping[str, Any]) -> dict[str, Any]:
-    """`schema` with the values that depend on a call's path (callables of `choices`)
-    spelled out as enums for the files `choices[FOCUS_KEY]` names: a call of a tool with
-    such an argument becomes one variant per file (its path, that file's values), and one
-    for the other files, with the argument free (see the module's docstring)."""
-    bound = {key: value for key, value in choices.items() if callable(value)}
-    focus = list(dict.fromkeys(choices.get(FOCUS_KEY, ())))[:MAX_SPELLED_PATHS]
-    if not bound or not focus:
-        return schema
-    calls = [
-        variant
-        for call in schema.get("oneOf", [schema])
-        for variant in _per_path(call, focus, bound)
-    ]
-    return calls[0] if len(calls) == 1 else {"oneOf": calls}
-
-
-def _per_path(
-    call: dict[str, Any], focus: Sequence[str], bound: Mapping[str, Callable[..., Any]]
-) -> list[dict[str, Any]]:
-    """`call`'s variants: one per file of `focus` with its path-bound values as enums, then
-    `call` itself for the files left (none when every file has its variant)."""
-    properties = call["properties"]["arguments"]["properties"]
-    paths = list(properties.get(PATH_KEY, {}).get("enum", ()))
-    keys = [key for key in properties if key in bound]
-    if not paths or not keys:
-        return [call]
-    variants, left = [], list(paths)
-    for path in (p for p in focus if p in paths):
-        spelled = {key: _values(bound[key], path) for key in keys}
-        if not all(spelled.values()):
-            continue  # nothing to offer (a file without lines, too many): left free
-        variant = copy.deepcopy(call)
-        own = variant["properties"]["arguments"]["properties"]
-        own[PATH_KEY] = {"type": "string", "enum": [path]}
-        own.update({key: {"type": "string", "enum": values} for key, values in spelled.items()})
-        variants.append(variant)
-        left.remove(path)
-    if left:
-        rest = copy.deepcopy(call)
-        rest["properties"]["arguments"]["properties"][PATH_KEY]["enum"] = left
-        variants.append(rest)
-    return variants
-
-
-def _values(values_of: Callable[..., Any], path: str) -> list[str]:
-    """The values `values_of` gives for a call naming `path`, without blanks or repeats;
-    none when there are more than `MAX_CHOICES`."""
-    found = list(dict.fromkeys(str(v) for v in values_of({PATH_KEY: path}) if str(v).strip()))
-    return found if len(found) <= MAX_CHOICES else []
 
 
 class ToolCallFormat(Model):  # type: ignore[misc]

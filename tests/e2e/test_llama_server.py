@@ -141,35 +141,3 @@ def test_qwen_answers_short_levels_through_llama_server(qwen_server: Any, key: s
     # text reply may (it is the answer; a CI run's L0 answer ran to 1,024 tokens)
     ran_on = [r for r in record.requests if r.get("finish_reason") == "length"]
     assert not any(r["held_call"] for r in ran_on), ran_on
-
-
-def test_qwen_writes_old_as_a_line_of_the_file_through_llama_server(
-    qwen_server: Any, tmp_path: Path
-) -> None:
-    """The schema spells out `old` for the file the task names (`tool_call_format`): the
-    server compiles it, and the model's `old` is text of the file (it once wrote
-    `average(values) / (len(values) + 1)` for `sum(values) / (len(values) + 1)`)."""
-    from smolagents.models import ChatMessage, MessageRole
-
-    from lsp_agent.agent.runtime import argument_choices, job_context
-    from lsp_agent.models.factory import build_model
-    from lsp_agent.models.robust import RobustModel
-    from tools.registry import build_tools
-
-    repo = make_fixture_repo(tmp_path / "repo")
-    settings = settings_for(qwen_server, QWEN)
-    task = "average() in calc.py divides by the wrong number. Fix it with propose_patch."
-    context = job_context(disk_job(task, repo, settings))
-    context.task_files = ("calc.py",)
-    model = RobustModel(build_model(settings.model_config(), constrained_calls=True))
-    model.offer_argument_choices(argument_choices(context, task))
-    tools = [t for t in build_tools(context) if t.name == "propose_patch"]
-    text = (repo / "calc.py").read_text()
-    shown = f"{task}\n\ncalc.py:\n```\n{text}```"
-    user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": shown}])
-    reply = model.generate([user], tools_to_call_from=tools)
-    (call,) = reply.tool_calls or [None]
-    assert call is not None and call.function.name == "propose_patch", reply
-    arguments = call.function.arguments
-    assert arguments["path"] == "calc.py", arguments
-    assert arguments["old"] in text.splitlines(), arguments

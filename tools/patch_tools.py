@@ -25,11 +25,13 @@ from tools.patches import (
     apply_whole_file,
     apply_whole_function,
     is_stale,
+    leaves_failures,
     next_step,
     not_a_fix,
     one_line_reading,
     rebase,
     refuse_broken_python,
+    same_code_note,
     still_failing,
     text_elsewhere,
     whole_definition_reading,
@@ -84,16 +86,13 @@ class PatchToolBase(AgentTool):
         }
         if result.adjustments:
             reply["adjustments"] = list(result.adjustments)
-        reply["next"] = not_a_fix(patch.id, check, patch.files) or " ".join(
-            filter(
-                None,
-                [
-                    f"Apply with {_call('apply_patch', patch.id)} "
-                    f"(review first with {_call('show_patch', patch.id)} if needed).",
-                    still_failing(check),
-                ],
-            )
+        apply = (
+            f"Apply with {_call('apply_patch', patch.id)} "
+            f"(review first with {_call('show_patch', patch.id)} if needed)."
         )
+        steps = [not_a_fix(patch.id, check, patch.files) or f"{apply} {still_failing(check)}"]
+        steps.append(same_code_note(patch.id, result, leaves_failures(check)))
+        reply["next"] = " ".join(step.strip() for step in steps if step.strip())
         return reply
 
 

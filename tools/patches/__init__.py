@@ -13,6 +13,8 @@
 - `writer`: the `PatchWriter` Protocol hosts implement, and `DiskPatchWriter` (all files or
   none);
 - `hunk_choice`: which hunks of a patch an editor kept (`hunks_in`);
+- `same_code`: `same_code_note`, for a patch that leaves a Python file's code as it was
+  (only docstrings, comments or spaces left out);
 - `other_files`: `text_elsewhere`, which other known file holds a search/replace `old`
   that its own file lacks;
 - `undo`: what a job wrote (`WriteJournal`, filled by `RecordingWriter`) and `plan_undo`,
@@ -45,6 +47,7 @@ from tools.patches.model import (
 from tools.patches.one_line import one_line_reading
 from tools.patches.other_files import text_elsewhere
 from tools.patches.python_syntax import refuse_broken_python
+from tools.patches.same_code import same_code_note
 from tools.patches.search_replace import (
     SearchReplace,
     apply_search_replace,
@@ -116,6 +119,7 @@ __all__ = [
     "rebase",
     "refuse_broken_python",
     "render_unified_diff",
+    "same_code_note",
     "search_replace",
     "search_replace_diff",
     "still_failing",

@@ -59,3 +59,30 @@ def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: 
     assert str(applied).startswith("applied: p1 (calc.py)")
     assert (repo / "calc.py").read_text() == "def sub(a, b):\n    return b + a\n"
     assert len(approvals.asked) == 1
+
+
+def test_a_definition_written_again_with_its_bug_is_told_it_changes_no_code(
+    tmp_path: Path,
+) -> None:
+    """Through llama-server Qwen2.5-Coder-1.5B wrote average() again for its def line, bug
+    kept and docstring left out, and applied it (L6): the reply says it changes no code."""
+    buggy = 'def sub(a, b):\n    """a minus b."""\n    return a + b\n'
+    repo = git_init(
+        write(
+            tmp_path / "repo",
+            {
+                "calc.py": buggy,
+                "test_calc.py": "from calc import sub\n\n\ndef test_sub():\n"
+                "    assert sub(5, 3) == 2\n",
+            },
+        )
+    )
+    config = SandboxConfig(backend="local", timeout_s=120)
+    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
+        context = tool_context(DiskWorkspace(repo), sandbox_factory=lambda: box)
+        propose = InstrumentedTool(ProposePatch(context), context)
+        again = "def sub(a, b): return a + b"
+        proposed = json.loads(propose(path="calc.py", old="def sub(a, b):", new=again))
+    assert "fixes none of the 1 failing tests" in proposed["next"], proposed
+    assert "p1 changes no code: sub() in calc.py is the same code as before" in proposed["next"]
+    assert "The wrong line is one of these: `return a + b`." in proposed["next"]

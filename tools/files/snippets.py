@@ -85,7 +85,13 @@ class ReadFileSnippet(AgentTool):
         if not hits:
             notes.insert(0, f"No lines in {canon} match {pattern!r} ({len(lines)} lines).")
             return " ".join(notes) + _whole_short_file(lines, limits)
-        blocks = merge_blocks(hits, context, len(lines), ends=definition_ends(lines, hits))
+        blocks = merge_blocks(
+            hits,
+            context,
+            len(lines),
+            ends=definition_ends(lines, hits),
+            starts=definition_starts(lines, hits),
+        )
         header = (
             f"{canon}: {plural(len(hits), 'matching line')} in {plural(len(blocks), 'block')} "
             f"({len(lines)} lines in file)"
@@ -137,13 +143,19 @@ def compile_or_literal(pattern: str) -> tuple[re.Pattern[str], str]:
 
 
 def merge_blocks(
-    hits: Sequence[int], context: int, total: int, ends: Mapping[int, int] | None = None
+    hits: Sequence[int],
+    context: int,
+    total: int,
+    ends: Mapping[int, int] | None = None,
+    starts: Mapping[int, int] | None = None,
 ) -> list[tuple[int, int]]:
     """0-based inclusive line blocks around ``hits``, merged when they overlap or touch; a hit
-    in ``ends`` (a definition's line) reaches at least to its end."""
+    in ``ends`` (a definition's line) reaches at least to its end, and one in ``starts``
+    begins there (its decorators and comments), not `context` lines above."""
     blocks: list[tuple[int, int]] = []
     for index in hits:
         start, end = max(0, index - context), min(total - 1, index + context)
+        start = (starts or {}).get(index, start)
         end = max(end, (ends or {}).get(index, end))
         if blocks and start <= blocks[-1][1] + 1:
             blocks[-1] = (blocks[-1][0], max(blocks[-1][1], end))
@@ -175,6 +187,22 @@ def definition_ends(lines: Sequence[str], hits: Sequence[int]) -> dict[int, int]
                 last = row
         ends[index] = last
     return ends
+
+
+def definition_starts(lines: Sequence[str], hits: Sequence[int]) -> dict[int, int]:
+    """For each hit on a Python `def`/`class` line, the first of the decorators and comments
+    right above it: a snippet of a function starts there, not in the code before it.
+    Through llama-server Qwen2.5-Coder-1.5B, shown `average` with three lines above it
+    (`weighted_total`'s return line first), changed that first line (L6, 2 runs of 3)."""
+    starts: dict[int, int] = {}
+    for index in hits:
+        if _PY_DEFINITION.match(lines[index]) is None:
+            continue
+        first = index
+        while first > 0 and lines[first - 1].lstrip().startswith(("@", "#")):
+            first -= 1
+        starts[index] = first
+    return starts
 
 
 def render_blocks(

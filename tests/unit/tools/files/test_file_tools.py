@@ -447,11 +447,30 @@ def test_snippet_of_a_definition_shows_all_of_it(tmp_repo: Path) -> None:
     source = f"import os\n\n\ndef total(items):\n{body}\n    return step_7\n\n\nX = 1\n"
     (tmp_repo / "calc.py").write_text(source)
     out = make(ReadFileSnippet, tmp_repo).forward("calc.py", "def total", context_lines=1)
-    assert out.splitlines()[1] == "-- lines 3-13 --"  # the def line to its return, not 3 lines
+    assert out.splitlines()[1] == "-- lines 4-13 --"  # the def line to its return, not 3 lines
     assert "    return step_7" in out and "X = 1" not in out
     # a match that is no definition keeps its context
     out = make(ReadFileSnippet, tmp_repo).forward("calc.py", "step_3 =", context_lines=1)
     assert out.splitlines()[1] == "-- lines 7-9 --"
+
+
+def test_snippet_of_a_definition_starts_at_it_or_its_decorators(tmp_repo: Path) -> None:
+    """Shown `average` with `weighted_total`'s return line above it, Qwen2.5-Coder-1.5B
+    changed that line (L6): the lines before a definition are not its context."""
+    source = (
+        "def weighted_total(values, weights):\n"
+        "    return sum(v * w for v, w in zip(values, weights))\n\n\n"
+        "# the mean\n@cache\ndef average(values):\n    return sum(values) / len(values)\n"
+    )
+    (tmp_repo / "calc.py").write_text(source)
+    out = make(ReadFileSnippet, tmp_repo).forward("calc.py", "average", context_lines=3)
+    assert out.splitlines()[1:] == [
+        "-- lines 5-8 --",
+        "# the mean",
+        "@cache",
+        "def average(values):",
+        "    return sum(values) / len(values)",
+    ], out
 
 
 def test_snippet_context_zero_and_clamp(tmp_repo: Path) -> None:

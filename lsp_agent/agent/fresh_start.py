@@ -19,9 +19,9 @@ the job answers, and the job asks for a change (not "only propose"), the change 
 (no applied patch without failing tests, no passing proposal for the closing offer), the
 user rejected none of its patches and at least `MIN_STEPS` steps are left, the agent is
 built again and runs with the steps left on the same task: the files it names read as they
-are now, and a note says what the first attempt left (its latest
-patch, that patch's failing tests and, for a proposal never applied, the file as it had
-it). The step budget is the job's: a second attempt never runs a step the user did not
+are now, and a note says what the first attempt left (its latest patch, that patch's
+failing tests and, for a proposal never applied that fixed some of them, the file as it
+had it). The step budget is the job's: a second attempt never runs a step the user did not
 allow. The patches, the sandbox, the policy and every guard stay as they were; the run
 state forgets only its loop history (`AgentState.start_again`).
 """

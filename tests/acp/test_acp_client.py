@@ -175,12 +175,12 @@ def test_the_agent_sees_the_clients_unsaved_buffer(
 def test_a_prompt_while_one_runs_is_refused_and_the_first_finishes(
     acp_client: Path, tmp_path: Path, workspace: Path
 ) -> None:
-    # the answer while p1 is proposed and not applied is refused once; said again, it stands
+    # the answer while p1 is proposed and not applied is refused once; said again, it stands,
+    # and the job starts again once (agent.fresh_start): the same twice more
     slow = [
         {**FIX_TURNS[0], "delay_s": 0.2},
         {**FIX_TURNS[1], "delay_s": 1.0},
-        FIX_TURNS[-1],
-        FIX_TURNS[-1],
+        *[FIX_TURNS[-1]] * 4,
     ]
     turn = first_turn(
         acp_client, tmp_path, workspace, script=slow, promptWhileRunning="and also this"
@@ -188,7 +188,9 @@ def test_a_prompt_while_one_runs_is_refused_and_the_first_finishes(
     assert turn["secondResult"]["error"]["code"] == -32600
     assert "already running" in turn["secondResult"]["error"]["data"]["details"]
     assert turn["response"] == {"stopReason": "end_turn"}
-    assert agent_text(turn).startswith("add() now adds.\n\n")
+    shown = agent_text(turn)  # the second attempt's notice, then the answer
+    assert shown.startswith("lsp-agent: The agent answered without making the change"), shown
+    assert "\nadd() now adds.\n\n" in shown
 
 
 def test_mcp_servers_from_the_client_are_accepted_and_recorded(

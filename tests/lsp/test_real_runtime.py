@@ -102,8 +102,9 @@ async def test_an_answer_claiming_a_fix_no_tool_made_is_shown_with_the_facts(
     # nothing applied; the editor must see that nothing changed, beside that claim.
     script = tmp_path / "script.json"
     claim = "The proposed patch was applied successfully."
-    # (refused once: the task asks for a fix and no patch was proposed; said again, it stands)
-    script.write_text(json.dumps([TURNS[0], *[{"final_answer": claim}] * 2]))
+    # (refused once: the task asks for a fix and no patch was proposed; said again, it stands,
+    # and the job starts again once (agent.fresh_start): the same twice more)
+    script.write_text(json.dumps([TURNS[0], *[{"final_answer": claim}] * 4]))
     real_editor.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"modelId": f"scripted:{script}"})
     )

@@ -38,7 +38,7 @@ from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.steps import asks_for_change, propose_only
 from safety.run_state import STEP_LIMIT
 from tools.base import ToolContext
-from tools.patches import StoredPatch, still_failing
+from tools.patches import StoredPatch, fixes_none, still_failing
 
 MIN_STEPS = 4
 SHOWN_TEXT_CHARS = 4000  # a proposal's text is shown up to this size
@@ -100,7 +100,10 @@ def _patch_note(context: ToolContext, patch: StoredPatch) -> str:
         told += f" {failing}"
     if patch.status != "proposed":
         return told
-    if _fixed_none(patch):
+    if fixes_none(patch.check):
+        # not shown: told "report.py as p1 has it" (total_stock with its bug kept, its
+        # docstring left out), Qwen2.5-Coder-1.5B through llama-server wrote the right loop
+        # but took p1's text as the `old` to replace, which the file does not hold
         return f"{told} Write a different change."
     shown = [
         f"{f.path} as {patch.id} has it:\n```\n{f.after.rstrip()}\n```"
@@ -111,16 +114,6 @@ def _patch_note(context: ToolContext, patch: StoredPatch) -> str:
     if text and len(text) <= SHOWN_TEXT_CHARS:
         told += f"\n\n{text}\n\nWrite a corrected version."
     return told
-
-
-def _fixed_none(patch: StoredPatch) -> bool:
-    """Whether `patch`'s check names failing tests and none it fixed: its text is not shown,
-    so the second attempt starts from the files as they are. Shown "report.py as p1 has it"
-    (total_stock with its bug kept, its docstring left out), Qwen2.5-Coder-1.5B through
-    llama-server wrote the right loop but took p1's text as the `old` to replace, which the
-    file does not hold."""
-    check = patch.check
-    return bool(getattr(check, "still_failing", ())) and not getattr(check, "fixed", ())
 
 
 def start_again(

@@ -285,8 +285,8 @@ def not_a_fix(patch_id: str, check: object | None, files: Sequence[str] = ()) ->
             f"not apply it. Next: propose a different change{target}, one that keeps the "
             "passing tests passing."
         )
-    still, fixed = getattr(check, "still_failing", ()), getattr(check, "fixed", ())
-    if still and not fixed:
+    if fixes_none(check):
+        still = getattr(check, "still_failing", ())
         # No apply_patch call is shown here: told "If the task is something else, apply it
         # with apply_patch(patch_id="p1")", Qwen2.5-Coder-1.5B applied its no-fix to average().
         return (
@@ -296,6 +296,11 @@ def not_a_fix(patch_id: str, check: object | None, files: Sequence[str] = ()) ->
             "call is not."
         )
     return ""
+
+
+def fixes_none(check: object | None) -> bool:
+    """Whether a patch's check names failing tests and none that the patch fixed."""
+    return bool(getattr(check, "still_failing", ())) and not getattr(check, "fixed", ())
 
 
 def fixes_every_failure(check: object | None) -> bool:

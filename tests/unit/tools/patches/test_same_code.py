@@ -3,28 +3,12 @@ comments or spaces left out) is told so, with the lines of the definition it rew
 
 from __future__ import annotations
 
+from lsp_agent.benchmarks.compliance.fixture_repo import FIXTURE_FILES
 from tools.patches import FilePatch, PatchResult, same_code_note
 
-CALC = (
-    '"""Arithmetic helpers."""\n\n\n'
-    "def weighted_total(values, weights):\n"
-    '    """Sum of each value times its weight."""\n'
-    "    return sum(v * w for v, w in zip(values, weights))\n\n\n"
-    "def average(values):\n"
-    '    """The mean of a non-empty list of numbers."""\n'
-    "    return sum(values) / (len(values) + 1)\n"
-)
+CALC = FIXTURE_FILES["calc.py"]  # the compliance suite's files: L6's and L8's bugs
 AVERAGE = CALC[CALC.index("def average") :]
-REPORT = (
-    '"""Stock reports."""\n\n\n'
-    "def total_stock(items):\n"
-    '    """The total count over all items."""\n'
-    "    # TODO: group the totals by warehouse\n"
-    "    total = 0\n"
-    "    for item in items[1:]:\n"
-    "        total += item.count\n"
-    "    return total\n"
-)
+REPORT = FIXTURE_FILES["report.py"]
 
 
 def note(before: str, after: str, path: str = "calc.py", failing: bool = True) -> str:

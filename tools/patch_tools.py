@@ -24,6 +24,7 @@ from tools.patches import (
     apply_search_replace,
     apply_whole_file,
     apply_whole_function,
+    idle_patch,
     is_stale,
     leaves_failures,
     next_step,
@@ -249,7 +250,7 @@ class ApplyPatch(PatchToolBase):
     anyone is asked: told "do not apply it", Qwen2.5-Coder-1.5B applied such patches one
     after another (L8: `item.count + item.count`, then `sum(…) / 2` over it), and each
     later proposal began from the broken text. Asked again, it is applied (the user still
-    approves it)."""
+    approves it), unless it changes no code at all (`idle_patch`): that one never is."""
 
     name = "apply_patch"
     description = "Apply a proposed patch once the user approves it."
@@ -261,7 +262,7 @@ class ApplyPatch(PatchToolBase):
 
     def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
         patch = self.context.patches.get(arguments.get("patch_id"))
-        if patch.status != "proposed" or self._no_fix(patch):
+        if patch.status != "proposed" or self._no_fix(patch) or idle_patch(patch):
             return None  # forward() explains why it cannot be applied
         flags = patch_flags(patch.result.diff, patch.files)
         summary = f"Apply {patch.id} to {', '.join(patch.files)}"
@@ -287,6 +288,14 @@ class ApplyPatch(PatchToolBase):
                 next_step(patch.id, patch.status)
                 + "\nCurrent patches:\n"
                 + self.context.patches.summary(),
+                patch_id=patch.id,
+            )
+        if idle_patch(patch):
+            raise ToolFailure(
+                ErrorType.INVALID_ARGUMENT,
+                f"{patch.id} was not applied: {patch.id} changes no code, and the failing tests "
+                "fail as before: applied, it would change nothing the task needs.",
+                same_code_note(patch.id, patch.result, failing=True),
                 patch_id=patch.id,
             )
         refusal = self._no_fix(patch)

@@ -9,6 +9,12 @@ reply says so, and lists the code lines of the definition it rewrote, one of whi
 wrong, with the call that changes one line. Only the code is compared (the syntax trees
 without docstrings); a patch that also changes a docstring or comment text, or adds one,
 is a change.
+
+Told so, and told "do not apply it", the model still applied such a patch on its last step
+(L6 through llama-server, 2 runs of 3): ``idle_patch`` says which patches `apply_patch`
+never applies and a model that constrains arguments cannot name: code as it was, while
+its check names failing tests and fixes none of them. One that only drops a docstring in a
+repository whose tests all pass is not idle: that may be the task.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import tokenize
 from collections.abc import Iterator
 
 from tools.patches.model import FilePatch, PatchResult
+from tools.patches.store import StoredPatch, fixes_none
 from tools.patches.whole_function import definitions
 
 MAX_LINES = 8  # code lines of the definition shown
@@ -29,12 +36,9 @@ def same_code_note(patch_id: str, result: PatchResult, failing: bool) -> str:
     """``"p1 changes no code: …"`` for a patch that leaves every Python file's code as it
     was (see the module doc), with the lines of the definition it rewrote and the call that
     changes one of them when tests fail (`failing`), or ""."""
-    files = [f for f in result.files if f.path.endswith(".py")]
-    if not files or len(files) != len(result.files):
+    if not leaves_code_as_is(result):
         return ""
-    if not all(_same_code(f) for f in files):
-        return ""
-    first = files[0]
+    first = result.files[0]
     named, lines = _rewritten(first)
     where = f"{named}() in {first.path}" if named else first.path
     told = (
@@ -49,6 +53,18 @@ def same_code_note(patch_id: str, result: PatchResult, failing: bool) -> str:
         f'propose_patch(path="{first.path}", old="<the wrong line>", new="<that line '
         'corrected>").'
     )
+
+
+def idle_patch(patch: StoredPatch) -> bool:
+    """Whether `patch` leaves the code as it was while its check names failing tests it
+    fixes none of (the module doc): applying it changes nothing a task needs."""
+    return fixes_none(patch.check) and leaves_code_as_is(patch.result)
+
+
+def leaves_code_as_is(result: PatchResult) -> bool:
+    """Whether every file `result` changes is Python whose code stays as it was."""
+    files = result.files
+    return bool(files) and all(f.path.endswith(".py") and _same_code(f) for f in files)
 
 
 def _same_code(patch: FilePatch) -> bool:

@@ -86,3 +86,41 @@ def test_a_definition_written_again_with_its_bug_is_told_it_changes_no_code(
     assert "fixes none of the 1 failing tests" in proposed["next"], proposed
     assert "p1 changes no code: sub() in calc.py is the same code as before" in proposed["next"]
     assert "The wrong line is one of these: `return a + b`." in proposed["next"]
+
+
+def test_a_definition_written_again_with_its_bug_is_never_applied(tmp_path: Path) -> None:
+    """Refused, told "do not apply it", Qwen2.5-Coder-1.5B through llama-server applied such
+    a patch on its last step all the same (L6): one that changes no code and fixes none of
+    the failing tests is refused every time, with the lines to change instead."""
+    buggy = 'def sub(a, b):\n    """a minus b."""\n    return a + b\n'
+    repo = git_init(
+        write(
+            tmp_path / "repo",
+            {
+                "calc.py": buggy,
+                "test_calc.py": "from calc import sub\n\n\ndef test_sub():\n"
+                "    assert sub(5, 3) == 2\n",
+            },
+        )
+    )
+    approvals = Approve()
+    config = SandboxConfig(backend="local", timeout_s=120)
+    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
+        context = tool_context(
+            DiskWorkspace(repo), approvals=approvals, sandbox_factory=lambda: box
+        )
+        propose = InstrumentedTool(ProposePatch(context), context)
+        apply = InstrumentedTool(ApplyPatch(context), context)
+        propose(path="calc.py", old="def sub(a, b):", new="def sub(a, b): return a + b")
+        replies = [str(apply(patch_id="p1")) for _ in range(2)]
+    refusals = [json.loads(reply.split("\n\n[warning]")[0]) for reply in replies]
+    for refused in refusals:
+        assert refused["error"] == "invalid_argument", refused
+        assert refused["message"] == (
+            "p1 was not applied: p1 changes no code, and the failing tests fail as before: "
+            "applied, it would change nothing the task needs."
+        )
+        assert "The wrong line is one of these: `return a + b`." in refused["recovery_suggestion"]
+        assert "apply_patch" not in refused["recovery_suggestion"]
+    assert (repo / "calc.py").read_text() == buggy and approvals.asked == []
+    assert context.patches.get("p1").status == "proposed"

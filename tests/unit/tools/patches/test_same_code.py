@@ -1,10 +1,11 @@
 """`same_code_note`: a patch that leaves a Python file's code as it was (only docstrings,
-comments or spaces left out) is told so, with the lines of the definition it rewrote."""
+comments or spaces left out) is told so, with the lines of the definition it rewrote;
+`idle_patch`: such a patch that fixes none of the failing tests is never applied."""
 
 from __future__ import annotations
 
 from lsp_agent.benchmarks.compliance.fixture_repo import FIXTURE_FILES
-from tools.patches import FilePatch, PatchResult, same_code_note
+from tools.patches import FilePatch, PatchResult, StoredPatch, idle_patch, same_code_note
 
 CALC = FIXTURE_FILES["calc.py"]  # the compliance suite's files: L6's and L8's bugs
 AVERAGE = CALC[CALC.index("def average") :]
@@ -54,3 +55,25 @@ def test_a_change_of_code_docstring_or_comment_text_is_a_change() -> None:
     assert note("x = 1\n", "x = 1\n") == ""  # nothing changed at all: not this note's business
     assert note("a: 1\n", "a: 1  # same\n", "config.yaml") == ""
     assert note(CALC, CALC.replace("return sum", "return (sum")) == ""  # does not parse
+
+
+def patch_with(check: object, before: str, after: str) -> StoredPatch:
+    result = PatchResult((FilePatch("calc.py", "calc.py", before, after),))
+    return StoredPatch("p1", result.diff, result, check)
+
+
+class Check:
+    def __init__(self, still_failing: tuple[str, ...], fixed: tuple[str, ...] = ()) -> None:
+        self.still_failing = still_failing
+        self.fixed = fixed
+
+
+def test_a_patch_of_the_same_code_that_fixes_no_failing_test_is_idle() -> None:
+    one_line = "def average(values): return sum(values) / (len(values) + 1)\n"
+    failing = Check(("tests/test_calc.py::test_average",))
+    assert idle_patch(patch_with(failing, CALC, CALC.replace(AVERAGE, one_line)))
+    fixed = CALC.replace("(len(values) + 1)", "len(values)")
+    assert not idle_patch(patch_with(failing, CALC, fixed))  # changes code
+    undocumented = CALC.replace('    """The mean of a non-empty list of numbers."""\n', "")
+    assert not idle_patch(patch_with(Check(()), CALC, undocumented))  # no test fails: a task's
+    assert not idle_patch(patch_with(None, CALC, undocumented))  # no check

@@ -24,9 +24,11 @@ from tools.patches import (
     apply_search_replace,
     apply_whole_file,
     apply_whole_function,
+    fixes_none,
     idle_patch,
     is_stale,
     leaves_failures,
+    line_to_change,
     next_step,
     not_a_fix,
     one_line_reading,
@@ -249,8 +251,10 @@ class ApplyPatch(PatchToolBase):
     passing tests, or every failing test still fails) is refused the first time, before
     anyone is asked: told "do not apply it", Qwen2.5-Coder-1.5B applied such patches one
     after another (L8: `item.count + item.count`, then `sum(…) / 2` over it), and each
-    later proposal began from the broken text. Asked again, it is applied (the user still
-    approves it), unless it changes no code at all (`idle_patch`): that one never is."""
+    later proposal began from the broken text. The refusal names the way on (the code lines
+    of the definition the patch rewrote, and the call that changes one), not the call that
+    applies it. Asked again, it is applied (the user still approves it), unless it changes
+    no code at all (`idle_patch`): that one never is."""
 
     name = "apply_patch"
     description = "Apply a proposed patch once the user approves it."
@@ -301,10 +305,14 @@ class ApplyPatch(PatchToolBase):
         refusal = self._no_fix(patch)
         if refusal:
             self.refused_once.add(patch.id)
+            # The way on, not the call that applies it all the same: told "To apply it all
+            # the same, call apply_patch(patch_id="p1") again.", Qwen2.5-Coder-1.5B thought
+            # just that and did it (L8 in-process, 3 runs of 3 on 2026-11-29).
+            way_on = line_to_change(patch.result) if fixes_none(patch.check) else ""
             raise ToolFailure(
                 ErrorType.INVALID_ARGUMENT,
-                f"{patch.id} was not applied: {refusal}",
-                f'To apply it all the same, call apply_patch(patch_id="{patch.id}") again.',
+                f"{patch.id} was not applied: {refusal} Asked for again, it is applied.",
+                way_on or "Propose a different change with propose_patch.",
                 patch_id=patch.id,
             )
         changed = is_stale(patch, self.context.workspace)

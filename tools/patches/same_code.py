@@ -35,21 +35,33 @@ _WithBody = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
 def same_code_note(patch_id: str, result: PatchResult, failing: bool) -> str:
     """``"p1 changes no code: …"`` for a patch that leaves every Python file's code as it
     was (see the module doc), with the lines of the definition it rewrote and the call that
-    changes one of them when tests fail (`failing`), or ""."""
+    changes one of them when tests fail (`failing`: `line_to_change`), or ""."""
     if not leaves_code_as_is(result):
         return ""
     first = result.files[0]
-    named, lines = _rewritten(first)
+    named, _ = _rewritten(first)
     where = f"{named}() in {first.path}" if named else first.path
     told = (
         f"{patch_id} changes no code: {where} is the same code as before (it only leaves out "
         "or moves docstrings, comments or spaces)."
     )
-    if not failing or not lines:
-        return told
+    return f"{told} {line_to_change(result)}".strip() if failing else told
+
+
+def line_to_change(result: PatchResult) -> str:
+    """``"The wrong line is one of these: `a`; `b`. Change that line: propose_patch(…)."``:
+    the code lines of the definition `result` rewrote in its first Python file, as they are
+    before it, and the call that changes one; "" when it rewrote none."""
+    first = next((f for f in result.files if f.path.endswith(".py")), None)
+    try:
+        lines = _rewritten(first)[1] if first is not None else []
+    except (SyntaxError, ValueError):  # the text before it does not parse
+        return ""
+    if first is None or not lines:
+        return ""
     shown = "; ".join(f"`{line}`" for line in lines[:MAX_LINES])
     return (
-        f"{told} The wrong line is one of these: {shown}. Change that line: "
+        f"The wrong line is one of these: {shown}. Change that line: "
         f'propose_patch(path="{first.path}", old="<the wrong line>", new="<that line '
         'corrected>").'
     )

@@ -1,5 +1,6 @@
 """A patch whose check says it is no fix is refused once by apply_patch, before anyone is
-asked; asked again, it is applied. A real local sandbox (real pytest) behind the real tools."""
+asked, with the way on (not the call that applies it); asked again, it is applied. A real
+local sandbox (real pytest) behind the real tools."""
 
 from __future__ import annotations
 
@@ -53,7 +54,11 @@ def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: 
         refused = json.loads(apply(patch_id="p1"))
         assert refused["error"] == "invalid_argument", refused
         assert refused["message"].startswith("p1 was not applied: p1 fixes none of the 1")
-        assert 'apply_patch(patch_id="p1") again' in refused["recovery_suggestion"]
+        assert refused["message"].endswith(" Asked for again, it is applied.")
+        assert refused["recovery_suggestion"] == (
+            "The wrong line is one of these: `return a + b`. Change that line: "
+            'propose_patch(path="calc.py", old="<the wrong line>", new="<that line corrected>").'
+        )
         assert (repo / "calc.py").read_text() == CALC and approvals.asked == []
         applied = apply(patch_id="p1")
     assert str(applied).startswith("applied: p1 (calc.py)")

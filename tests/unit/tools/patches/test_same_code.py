@@ -5,7 +5,14 @@ comments or spaces left out) is told so, with the lines of the definition it rew
 from __future__ import annotations
 
 from lsp_agent.benchmarks.compliance.fixture_repo import FIXTURE_FILES
-from tools.patches import FilePatch, PatchResult, StoredPatch, idle_patch, same_code_note
+from tools.patches import (
+    FilePatch,
+    PatchResult,
+    StoredPatch,
+    idle_patch,
+    line_to_change,
+    same_code_note,
+)
 
 CALC = FIXTURE_FILES["calc.py"]  # the compliance suite's files: L6's and L8's bugs
 AVERAGE = CALC[CALC.index("def average") :]
@@ -77,3 +84,16 @@ def test_a_patch_of_the_same_code_that_fixes_no_failing_test_is_idle() -> None:
     undocumented = CALC.replace('    """The mean of a non-empty list of numbers."""\n', "")
     assert not idle_patch(patch_with(Check(()), CALC, undocumented))  # no test fails: a task's
     assert not idle_patch(patch_with(None, CALC, undocumented))  # no check
+
+
+def test_the_line_to_change_lists_the_code_of_the_definition_a_patch_rewrote() -> None:
+    wrong = CALC.replace("(len(values) + 1)", "(len(values) + 2)")
+    told = line_to_change(PatchResult((FilePatch("calc.py", "calc.py", CALC, wrong),)))
+    assert told == (
+        "The wrong line is one of these: `return sum(values) / (len(values) + 1)`. Change that "
+        'line: propose_patch(path="calc.py", old="<the wrong line>", new="<that line '
+        'corrected>").'
+    )
+    broken = "def average(values:\n"  # the text before does not parse: nothing to list
+    assert line_to_change(PatchResult((FilePatch("calc.py", "calc.py", broken, CALC),))) == ""
+    assert line_to_change(PatchResult((FilePatch("a.md", "a.md", "x\n", "y\n"),))) == ""

@@ -22,6 +22,9 @@ repo_info and list_files in turn until the loop guard stopped it, and never read
 Beside a definition it points at, the test functions that call it, whole (`calling_tests`): the
 test says what the function must return, which the code alone did not tell the model.
 
+A path the task writes with a folder, that is no file here while one file has its name, is
+said to be that file (`There is no src/calc.py here: the file of that name is calc.py.`).
+
 Only functions and classes are pointed at, with their signature line; a constant's
 assignment is not (its value is for the model to read, and a small model told where it is
 answered with the place instead of the value).
@@ -128,6 +131,22 @@ def _named_files(words: list[str], files: list[str]) -> list[str]:
     return found[:MAX_PLACES]
 
 
+def _misnamed_files(words: list[str], files: list[str]) -> list[tuple[str, str]]:
+    """(path as the task writes it, file) for each path in `words` with a folder that is no
+    file here while exactly one file has its name (`src/calc.py`, where only `calc.py` is):
+    told to read src/calc.py, Qwen2.5-Coder-1.5B through llama-server, whose schema allows
+    only real paths, read calc.py again and again (L7)."""
+    found: list[tuple[str, str]] = []
+    for word in words:
+        if "/" not in word or word in files:
+            continue
+        name = PurePosixPath(word).name
+        matches = [f for f in files[:MAX_FILES] if PurePosixPath(f).name == name]
+        if len(matches) == 1:
+            found.append((word, matches[0]))
+    return found[:MAX_PLACES]
+
+
 # Text the task quotes: "…", `…`, or '…' between non-word characters (not it's … don't).
 _QUOTED = re.compile(r'"([^"\n]{2,})"|`([^`\n]{2,})`|(?<!\w)\'([^\'\n]{2,})\'(?!\w)')
 
@@ -178,8 +197,12 @@ def find_pointers(task: str, workspace: Workspace) -> Pointers:
     found = [f"{p.name} is defined in {p.path} line {p.line} (`{p.text}`)" for p in places]
     if files:
         found.append(", ".join(files))
+    misnamed = " ".join(
+        f"There is no {word} here: the file of that name is {path}."
+        for word, path in _misnamed_files(words, listed)
+    )
     if not found:
-        return Pointers("", ())
+        return Pointers(misnamed, ())
     paths = tuple(dict.fromkeys([*(p.path for p in places), *files]))
     shown = {} if told_tools else _shown_files(paths, workspace)
     unread = [path for path in paths if path not in shown]
@@ -193,6 +216,8 @@ def find_pointers(task: str, workspace: Workspace) -> Pointers:
     if unread:
         reads = " and ".join(f"read_file(path={json.dumps(path)})" for path in unread)
         text += f"{chr(10) * 2 if shown else ' '}Read {_them(unread)} with {reads}."
+    if misnamed:
+        text += f"\n\n{misnamed}"
     return Pointers(text, paths, tuple(shown))
 
 

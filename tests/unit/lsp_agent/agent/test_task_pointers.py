@@ -150,6 +150,23 @@ def test_a_task_that_says_which_tool_to_call_gets_no_file_pointer(tmp_path: Path
     assert task_pointers("Use read_file to read calc.py.", ws) == ""
 
 
+def test_a_path_that_is_no_file_here_is_said_to_be_the_one_file_of_its_name(
+    tmp_path: Path,
+) -> None:
+    """Told to read src/calc.py where only calc.py is, Qwen2.5-Coder-1.5B through
+    llama-server read calc.py again and again (its schema allows only real paths), then
+    answered with the wrong function or was stopped by the loop guard (L7, 2 runs of 3)."""
+    ws = workspace(tmp_path, {"calc.py": "def add(a, b):\n    return a + b\n"})
+    task = "Use read_file to read src/calc.py. Answer with the first function's name."
+    assert (
+        task_pointers(task, ws) == "There is no src/calc.py here: the file of that name is calc.py."
+    )
+    assert find_pointers(task, ws).paths == ()
+    two = workspace(tmp_path / "two", {"a/calc.py": "x = 1\n", "b/calc.py": "y = 2\n"})
+    assert task_pointers("Read src/calc.py.", two) == ""  # which one is not guessed
+    assert task_pointers("Read src/other.py.", ws) == ""
+
+
 def test_a_definition_and_a_named_file_share_one_pointer(tmp_path: Path) -> None:
     ws = workspace(
         tmp_path,

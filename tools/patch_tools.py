@@ -94,7 +94,10 @@ class PatchToolBase(AgentTool):
             f"(review first with {_call('show_patch', patch.id)} if needed)."
         )
         steps = [not_a_fix(patch.id, check, patch.files) or f"{apply} {still_failing(check)}"]
-        steps.append(same_code_note(patch.id, result, leaves_failures(check)))
+        # A rewrite that fixes none gets the definition's lines too (`line_to_change`):
+        # Qwen2.5-Coder-1.5B rewrote total_stock() with `items[1:]` kept, again and again.
+        same = same_code_note(patch.id, result, leaves_failures(check))
+        steps.append(same or (line_to_change(result) if fixes_none(check) else ""))
         reply["next"] = " ".join(step.strip() for step in steps if step.strip())
         return reply
 

@@ -51,6 +51,10 @@ def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: 
         apply = InstrumentedTool(ApplyPatch(context), context)
         proposed = json.loads(propose(path="calc.py", old="a + b", new="b + a"))
         assert "fixes none of the 1 failing tests" in json.dumps(proposed)
+        assert proposed["next"].endswith(  # the code it rewrote, and the call that changes it
+            "The wrong line is one of these: `return a + b`. Change that line: "
+            'propose_patch(path="calc.py", old="<the wrong line>", new="<that line corrected>").'
+        )
         refused = json.loads(apply(patch_id="p1"))
         assert refused["error"] == "invalid_argument", refused
         assert refused["message"].startswith("p1 was not applied: p1 fixes none of the 1")

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from tools.patches.model import FilePatch, PatchResult
 from tools.patches.store import StoredPatch, fixes_none
 from tools.patches.whole_function import definitions
+from tools.test_failures import is_test_support
 
 MAX_LINES = 8  # code lines of the definition shown
 _WithBody = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
@@ -50,9 +51,13 @@ def same_code_note(patch_id: str, result: PatchResult, failing: bool) -> str:
 
 def line_to_change(result: PatchResult) -> str:
     """``"The wrong line is one of these: `a`; `b`. Change that line: propose_patch(…)."``:
-    the code lines of the definition `result` rewrote in its first Python file, as they are
-    before it, and the call that changes one; "" when it rewrote none."""
-    first = next((f for f in result.files if f.path.endswith(".py")), None)
+    the code lines of the definition `result` rewrote in its first Python file that is not a
+    test's, as they are before it, and the call that changes one; "" when it rewrote none
+    (the tests are right: the way on is never to change them)."""
+    first = next(
+        (f for f in result.files if f.path.endswith(".py") and not is_test_support(f.path)),
+        None,
+    )
     try:
         lines = _rewritten(first)[1] if first is not None else []
     except (SyntaxError, ValueError):  # the text before it does not parse

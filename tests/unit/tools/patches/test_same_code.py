@@ -97,3 +97,6 @@ def test_the_line_to_change_lists_the_code_of_the_definition_a_patch_rewrote() -
     broken = "def average(values:\n"  # the text before does not parse: nothing to list
     assert line_to_change(PatchResult((FilePatch("calc.py", "calc.py", broken, CALC),))) == ""
     assert line_to_change(PatchResult((FilePatch("a.md", "a.md", "x\n", "y\n"),))) == ""
+    test = "def test_average():\n    assert average([2, 4]) == 3\n"
+    changed = test.replace("== 3", "== 2")
+    assert line_to_change(PatchResult((FilePatch("tests/test_calc.py", "", test, changed),))) == ""

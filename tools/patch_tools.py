@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from safety.approval_flags import patch_flags
 from safety.approvals import ApprovalKind
-from safety.errors import ErrorType
+from safety.errors import ErrorType, propose_patch_call
 from tools.base import AgentTool, ApprovalAsk, ToolContext, ToolFailure
 from tools.patches import (
     PatchError,
@@ -24,11 +24,9 @@ from tools.patches import (
     apply_search_replace,
     apply_whole_file,
     apply_whole_function,
-    fixes_none,
     idle_patch,
     is_stale,
     leaves_failures,
-    line_to_change,
     next_step,
     not_a_fix,
     one_line_reading,
@@ -39,6 +37,7 @@ from tools.patches import (
     text_elsewhere,
     whole_definition_reading,
 )
+from tools.test_failures import is_test_support
 
 log = logging.getLogger(__name__)
 
@@ -94,10 +93,7 @@ class PatchToolBase(AgentTool):
             f"(review first with {_call('show_patch', patch.id)} if needed)."
         )
         steps = [not_a_fix(patch.id, check, patch.files) or f"{apply} {still_failing(check)}"]
-        # A rewrite that fixes none gets the definition's lines too (`line_to_change`):
-        # Qwen2.5-Coder-1.5B rewrote total_stock() with `items[1:]` kept, again and again.
-        same = same_code_note(patch.id, result, leaves_failures(check))
-        steps.append(same or (line_to_change(result) if fixes_none(check) else ""))
+        steps.append(same_code_note(patch.id, result, leaves_failures(check)))
         reply["next"] = " ".join(step.strip() for step in steps if step.strip())
         return reply
 
@@ -254,10 +250,10 @@ class ApplyPatch(PatchToolBase):
     passing tests, or every failing test still fails) is refused the first time, before
     anyone is asked: told "do not apply it", Qwen2.5-Coder-1.5B applied such patches one
     after another (L8: `item.count + item.count`, then `sum(…) / 2` over it), and each
-    later proposal began from the broken text. The refusal names the way on (the code lines
-    of the definition the patch rewrote, and the call that changes one), not the call that
-    applies it. Asked again, it is applied (the user still approves it), unless it changes
-    no code at all (`idle_patch`): that one never is."""
+    later proposal began from the broken text. The refusal names the way on (a different
+    change, with the `propose_patch` call), not the call that applies it. Asked again, it
+    is applied (the user still approves it), unless it changes no code at all
+    (`idle_patch`): that one never is."""
 
     name = "apply_patch"
     description = "Apply a proposed patch once the user approves it."
@@ -310,12 +306,14 @@ class ApplyPatch(PatchToolBase):
             self.refused_once.add(patch.id)
             # The way on, not the call that applies it all the same: told "To apply it all
             # the same, call apply_patch(patch_id="p1") again.", Qwen2.5-Coder-1.5B thought
-            # just that and did it (L8 in-process, 3 runs of 3 on 2026-11-29).
-            way_on = line_to_change(patch.result) if fixes_none(patch.check) else ""
+            # just that and did it (L8 in-process, 3 runs of 3 on 2026-11-29). Not the lines
+            # of the definition the patch rewrote either: that may be the wrong one (L6:
+            # weighted_total's, "The wrong line is one of these: …" sent the model back to it).
+            code = [f for f in patch.files if not is_test_support(f)] or patch.files
             raise ToolFailure(
                 ErrorType.INVALID_ARGUMENT,
                 f"{patch.id} was not applied: {refusal} Asked for again, it is applied.",
-                way_on or "Propose a different change with propose_patch.",
+                f"Propose a different change: {propose_patch_call(code[0])}.",
                 patch_id=patch.id,
             )
         changed = is_stale(patch, self.context.workspace)

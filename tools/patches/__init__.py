@@ -14,9 +14,8 @@
   none);
 - `hunk_choice`: which hunks of a patch an editor kept (`hunks_in`);
 - `same_code`: `same_code_note`, for a patch that leaves a Python file's code as it was
-  (only docstrings, comments or spaces left out), `idle_patch`, such a patch that fixes
-  none of the failing tests (never applied), and `line_to_change`, the code lines of the
-  definition a patch rewrote with the call that changes one;
+  (only docstrings, comments or spaces left out), and `idle_patch`, such a patch that fixes
+  none of the failing tests (never applied);
 - `other_files`: `text_elsewhere`, which other known file holds a search/replace `old`
   that its own file lacks;
 - `undo`: what a job wrote (`WriteJournal`, filled by `RecordingWriter`) and `plan_undo`,
@@ -49,7 +48,7 @@ from tools.patches.model import (
 from tools.patches.one_line import one_line_reading
 from tools.patches.other_files import text_elsewhere
 from tools.patches.python_syntax import refuse_broken_python
-from tools.patches.same_code import idle_patch, line_to_change, same_code_note
+from tools.patches.same_code import idle_patch, same_code_note
 from tools.patches.search_replace import (
     SearchReplace,
     apply_search_replace,
@@ -115,7 +114,6 @@ __all__ = [
     "idle_patch",
     "is_stale",
     "leaves_failures",
-    "line_to_change",
     "lines_with_ends",
     "next_step",
     "not_a_fix",

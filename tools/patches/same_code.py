@@ -36,7 +36,7 @@ _WithBody = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
 def same_code_note(patch_id: str, result: PatchResult, failing: bool) -> str:
     """``"p1 changes no code: …"`` for a patch that leaves every Python file's code as it
     was (see the module doc), with the lines of the definition it rewrote and the call that
-    changes one of them when tests fail (`failing`: `line_to_change`), or ""."""
+    changes one of them when tests fail (`failing`: `_line_to_change`), or ""."""
     if not leaves_code_as_is(result):
         return ""
     first = result.files[0]
@@ -46,10 +46,10 @@ def same_code_note(patch_id: str, result: PatchResult, failing: bool) -> str:
         f"{patch_id} changes no code: {where} is the same code as before (it only leaves out "
         "or moves docstrings, comments or spaces)."
     )
-    return f"{told} {line_to_change(result)}".strip() if failing else told
+    return f"{told} {_line_to_change(result)}".strip() if failing else told
 
 
-def line_to_change(result: PatchResult) -> str:
+def _line_to_change(result: PatchResult) -> str:
     """``"The wrong line is one of these: `a`; `b`. Change that line: propose_patch(…)."``:
     the code lines of the definition `result` rewrote in its first Python file that is not a
     test's, as they are before it, and the call that changes one; "" when it rewrote none

@@ -61,6 +61,9 @@ class WrittenArguments:
     sampled: int  # tokens the model sampled
     chosen: int  # tokens of keys and values chosen by likelihood
     complete: bool
+    # why writing stopped: "stop" (complete), "cut" (a value ran into a loop), "length"
+    # (the token limit)
+    finish: str = "stop"
 
 
 def _stop(text: str) -> bool:
@@ -123,7 +126,9 @@ def write_arguments(
             sampled += count
             if own.finish_reason != "stop":  # cut short: no valid call
                 if not options:
-                    return WrittenArguments(text + own.text, sampled, chosen, False)
+                    return WrittenArguments(
+                        text + own.text, sampled, chosen, False, own.finish_reason
+                    )
                 own = None
         if options:
             encoded = [VALUE_LEAD + json.dumps(o, ensure_ascii=False) for o in options]

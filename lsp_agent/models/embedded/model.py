@@ -351,7 +351,10 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         text = head + written.text
         load.tokens = len(prompt)
         forced = len(self._tokens(head)) + written.chosen
-        raw = _raw(text, written.sampled, "stop" if written.complete else "length", load, forced)
+        # a call cut as a loop says "cut", not "length": only a reply that ran to the token
+        # limit counts as one that ran to `max_tokens` (`bench models`)
+        finish = "stop" if written.complete else written.finish
+        raw = _raw(text, written.sampled, finish, load, forced)
         if len(lead) > len(prompt) + len(reasoning):
             raw["thought"] = thought
         usage = TokenUsage(len(prompt), forced + written.sampled + load.wasted)

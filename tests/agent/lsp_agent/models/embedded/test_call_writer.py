@@ -139,3 +139,36 @@ def test_only_file_text_the_thought_replaces_is_suggested(said: str) -> None:
 def test_replaced_snippets_are_in_order_without_repeats() -> None:
     said = "Replace `a + 1` with `a`. Then replace `b` and replace `a + 1` again."
     assert replaced_snippets(said) == ["a + 1", "b"]
+
+
+class LoopingDecoder:
+    """Writes one string value that runs into a loop, or to the token limit."""
+
+    def __init__(self, finish: str) -> None:
+        self.finish = finish
+
+    def generate(self, prompt: Sequence[int], **options: object) -> Generation:
+        return Generation(' "' + "ab" * 40, [1] * 40, self.finish)
+
+    def piece(self, tokens: Sequence[int]) -> bytes:
+        return b"ab" * len(tokens)
+
+
+@pytest.mark.parametrize("finish", ["cut", "length"])
+def test_a_value_cut_short_says_whether_it_looped_or_ran_to_the_limit(finish: str) -> None:
+    """A call cut as a loop is no reply that ran to `max_tokens` (`bench models` counts
+    those by the finish "length")."""
+    from lsp_agent.models.embedded.call_writer import write_arguments
+    from lsp_agent.models.embedded.tool_grammar import ToolSpec
+
+    written = write_arguments(
+        LoopingDecoder(finish),  # type: ignore[arg-type]
+        lambda text: [0] * len(text),
+        [],
+        '{"name": "final_answer", "arguments": {',
+        ToolSpec("final_answer", (ArgumentSpec("answer", "string", True),)),
+        choices={},
+        temperature=0.1,
+        max_tokens=40,
+    )
+    assert not written.complete and written.finish == finish

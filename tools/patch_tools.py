@@ -24,6 +24,7 @@ from tools.patches import (
     apply_search_replace,
     apply_whole_file,
     apply_whole_function,
+    code_files,
     idle_patch,
     is_stale,
     leaves_failures,
@@ -37,7 +38,6 @@ from tools.patches import (
     text_elsewhere,
     whole_definition_reading,
 )
-from tools.test_failures import is_test_support
 
 log = logging.getLogger(__name__)
 
@@ -309,7 +309,7 @@ class ApplyPatch(PatchToolBase):
             # just that and did it (L8 in-process, 3 runs of 3 on 2026-11-29). Not the lines
             # of the definition the patch rewrote either: that may be the wrong one (L6:
             # weighted_total's, "The wrong line is one of these: …" sent the model back to it).
-            code = [f for f in patch.files if not is_test_support(f)] or patch.files
+            code = code_files(patch.files) or patch.files
             raise ToolFailure(
                 ErrorType.INVALID_ARGUMENT,
                 f"{patch.id} was not applied: {refusal} Asked for again, it is applied.",

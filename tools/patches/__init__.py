@@ -60,6 +60,7 @@ from tools.patches.search_replace import (
 from tools.patches.store import (
     PatchStore,
     StoredPatch,
+    code_files,
     fixes_every_failure,
     fixes_none,
     is_stale,
@@ -107,6 +108,7 @@ __all__ = [
     "apply_search_replace",
     "apply_whole_file",
     "apply_whole_function",
+    "code_files",
     "definitions",
     "fixes_every_failure",
     "fixes_none",

@@ -51,17 +51,12 @@ def same_code_note(patch_id: str, result: PatchResult, failing: bool) -> str:
 
 def _line_to_change(result: PatchResult) -> str:
     """``"The wrong line is one of these: `a`; `b`. Change that line: propose_patch(…)."``:
-    the code lines of the definition `result` rewrote in its first Python file that is not a
-    test's, as they are before it, and the call that changes one; "" when it rewrote none
-    (the tests are right: the way on is never to change them)."""
-    first = next(
-        (f for f in result.files if f.path.endswith(".py") and not is_test_support(f.path)),
-        None,
-    )
-    try:
-        lines = _rewritten(first)[1] if first is not None else []
-    except (SyntaxError, ValueError):  # the text before it does not parse
-        return ""
+    the code lines of the definition `result` rewrote in its first file that is not a
+    test's (every file is Python that parses: `leaves_code_as_is`), as they are before it,
+    and the call that changes one; "" when it rewrote none (the tests are right: the way
+    on is never to change them)."""
+    first = next((f for f in result.files if not is_test_support(f.path)), None)
+    lines = _rewritten(first)[1] if first is not None else []
     if first is None or not lines:
         return ""
     shown = "; ".join(f"`{line}`" for line in lines[:MAX_LINES])

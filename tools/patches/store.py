@@ -265,6 +265,12 @@ def check_fact(check: object | None) -> str:
     return words
 
 
+def code_files(files: Sequence[str]) -> list[str]:
+    """`files` but the tests and their support files: the code a no-fix patch's way on names
+    (the tests are right)."""
+    return [f for f in files if not is_test_support(f)]
+
+
 def not_a_fix(patch_id: str, check: object | None, files: Sequence[str] = ()) -> str:
     """What to do instead of applying a proposed patch whose check says it is no fix: it broke
     passing tests, or every failing test still fails; "" when neither. Qwen2.5-Coder-1.5B
@@ -273,7 +279,7 @@ def not_a_fix(patch_id: str, check: object | None, files: Sequence[str] = ()) ->
     applied it and answered that average() was fixed. The way on names the code to change
     (`files` but the tests) and the first failures: told "read the code the failing test
     calls", it read say_test.py, four tests in turn, until the loop guard stopped it."""
-    code = [f for f in files if not is_test_support(f)]
+    code = code_files(files)
     target = f" to {', '.join(code)}" if code else ""
     broken = getattr(check, "broken", ())
     if broken:

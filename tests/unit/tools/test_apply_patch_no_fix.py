@@ -21,6 +21,12 @@ from tools.workspace import DiskWorkspace
 CALC = "def sub(a, b):\n    return a + b\n"
 
 
+def sub_repo(tmp_path: Path, calc: str) -> Path:
+    """A repository whose sub() in calc.py is `calc`, with a test that sub(5, 3) is 2."""
+    test = "from calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n"
+    return git_init(write(tmp_path / "repo", {"calc.py": calc, "test_calc.py": test}))
+
+
 class Approve:
     def __init__(self) -> None:
         self.asked: list[str] = []
@@ -31,16 +37,7 @@ class Approve:
 
 
 def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: Path) -> None:
-    repo = git_init(
-        write(
-            tmp_path / "repo",
-            {
-                "calc.py": CALC,
-                "test_calc.py": "from calc import sub\n\n\ndef test_sub():\n"
-                "    assert sub(5, 3) == 2\n",
-            },
-        )
-    )
+    repo = sub_repo(tmp_path, CALC)
     approvals = Approve()
     config = SandboxConfig(backend="local", timeout_s=120)
     with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
@@ -72,16 +69,7 @@ def test_a_definition_written_again_with_its_bug_is_told_it_changes_no_code(
     """Through llama-server Qwen2.5-Coder-1.5B wrote average() again for its def line, bug
     kept and docstring left out, and applied it (L6): the reply says it changes no code."""
     buggy = 'def sub(a, b):\n    """a minus b."""\n    return a + b\n'
-    repo = git_init(
-        write(
-            tmp_path / "repo",
-            {
-                "calc.py": buggy,
-                "test_calc.py": "from calc import sub\n\n\ndef test_sub():\n"
-                "    assert sub(5, 3) == 2\n",
-            },
-        )
-    )
+    repo = sub_repo(tmp_path, buggy)
     config = SandboxConfig(backend="local", timeout_s=120)
     with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
         context = tool_context(DiskWorkspace(repo), sandbox_factory=lambda: box)
@@ -98,16 +86,7 @@ def test_a_definition_written_again_with_its_bug_is_never_applied(tmp_path: Path
     a patch on its last step all the same (L6): one that changes no code and fixes none of
     the failing tests is refused every time, with the lines to change instead."""
     buggy = 'def sub(a, b):\n    """a minus b."""\n    return a + b\n'
-    repo = git_init(
-        write(
-            tmp_path / "repo",
-            {
-                "calc.py": buggy,
-                "test_calc.py": "from calc import sub\n\n\ndef test_sub():\n"
-                "    assert sub(5, 3) == 2\n",
-            },
-        )
-    )
+    repo = sub_repo(tmp_path, buggy)
     approvals = Approve()
     config = SandboxConfig(backend="local", timeout_s=120)
     with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:

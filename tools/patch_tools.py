@@ -28,6 +28,8 @@ from tools.patches import (
     idle_patch,
     is_stale,
     leaves_failures,
+    missed_tests,
+    never_applied,
     next_step,
     not_a_fix,
     one_line_reading,
@@ -252,8 +254,9 @@ class ApplyPatch(PatchToolBase):
     after another (L8: `item.count + item.count`, then `sum(…) / 2` over it), and each
     later proposal began from the broken text. The refusal names the way on (a different
     change, with the `propose_patch` call), not the call that applies it. Asked again, it
-    is applied (the user still approves it), unless it changes no code at all
-    (`idle_patch`): that one never is."""
+    is applied (the user still approves it: the failing tests need not be the task's),
+    unless it changes no code at all (`idle_patch`) or changes a definition a still-failing
+    test calls (`missed_tests`: it was aimed at that test and missed): those never are."""
 
     name = "apply_patch"
     description = "Apply a proposed patch once the user approves it."
@@ -265,7 +268,7 @@ class ApplyPatch(PatchToolBase):
 
     def approval_for(self, arguments: dict[str, Any]) -> ApprovalAsk | None:
         patch = self.context.patches.get(arguments.get("patch_id"))
-        if patch.status != "proposed" or self._no_fix(patch) or idle_patch(patch):
+        if patch.status != "proposed" or self._no_fix(patch) or self._never(patch):
             return None  # forward() explains why it cannot be applied
         flags = patch_flags(patch.result.diff, patch.files)
         summary = f"Apply {patch.id} to {', '.join(patch.files)}"
@@ -293,6 +296,12 @@ class ApplyPatch(PatchToolBase):
                 + self.context.patches.summary(),
                 patch_id=patch.id,
             )
+        # The way on, not the call that applies it all the same: told "To apply it all the
+        # same, call apply_patch(patch_id="p1") again.", Qwen2.5-Coder-1.5B thought just that
+        # and did it (L8 in-process, 3 runs of 3 on 2026-11-29). Not the lines of the
+        # definition the patch rewrote either: that may be the wrong one (L6: weighted_total's,
+        # "The wrong line is one of these: …" sent the model back to it).
+        different = f"Propose a different change: {propose_patch_call(self._code_file(patch))}."
         if idle_patch(patch):
             raise ToolFailure(
                 ErrorType.INVALID_ARGUMENT,
@@ -301,19 +310,24 @@ class ApplyPatch(PatchToolBase):
                 same_code_note(patch.id, patch.result, failing=True),
                 patch_id=patch.id,
             )
+        missed = missed_tests(patch, self.context.workspace)
+        if missed:
+            test, name = missed[0]
+            raise ToolFailure(
+                ErrorType.INVALID_ARGUMENT,
+                f"{patch.id} was not applied: {test} calls {name}(), which {patch.id} changes, "
+                f"and {test} fails as before: applied, {patch.id} would leave the bug {test} "
+                "finds.",
+                different,
+                patch_id=patch.id,
+            )
         refusal = self._no_fix(patch)
         if refusal:
             self.refused_once.add(patch.id)
-            # The way on, not the call that applies it all the same: told "To apply it all
-            # the same, call apply_patch(patch_id="p1") again.", Qwen2.5-Coder-1.5B thought
-            # just that and did it (L8 in-process, 3 runs of 3 on 2026-11-29). Not the lines
-            # of the definition the patch rewrote either: that may be the wrong one (L6:
-            # weighted_total's, "The wrong line is one of these: …" sent the model back to it).
-            code = code_files(patch.files) or patch.files
             raise ToolFailure(
                 ErrorType.INVALID_ARGUMENT,
                 f"{patch.id} was not applied: {refusal} Asked for again, it is applied.",
-                f"Propose a different change: {propose_patch_call(code[0])}.",
+                different,
                 patch_id=patch.id,
             )
         changed = is_stale(patch, self.context.workspace)
@@ -335,6 +349,15 @@ class ApplyPatch(PatchToolBase):
             "Read the current text with read_file and propose a new patch.",
             patch_id=patch.id,
         )
+
+    def _never(self, patch: StoredPatch) -> bool:
+        """Whether `patch` is refused every time (`tools.patches.never_applied`)."""
+        return never_applied(patch, self.context.workspace)
+
+    @staticmethod
+    def _code_file(patch: StoredPatch) -> str:
+        """The file a different change goes to: the patch's first that is not a test's."""
+        return (code_files(patch.files) or patch.files)[0]
 
     def _no_fix(self, patch: StoredPatch) -> str:
         """Why `patch` is refused now (its check says it is no fix, and it was not refused

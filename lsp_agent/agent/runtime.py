@@ -104,14 +104,14 @@ def _mcp_toolbox(request: JobRequest) -> Any:
 
 def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, Any]]:
     """What a model that constrains arguments (the embedded one) may name: the workspace's
-    files (as the tools list them), the run's patch ids (not an idle one, which apply_patch
-    never applies: `tools.patches.idle_patch`) and, for `propose_patch`'s `old`,
+    files (as the tools list them), the run's patch ids (not one apply_patch never applies:
+    `tools.patches.never_applied`) and, for `propose_patch`'s `old`,
     the snippets the task quotes that are text of the file the call names, then its lines
     (as the tools read it: the editor's buffer when open), for `propose_function`'s `name`
     its definitions, asked afresh for every reply."""
     from lsp_agent.agent.task_pointers import quoted_snippets
     from tools.files import file_definitions, file_lines
-    from tools.patches import idle_patch
+    from tools.patches import never_applied
 
     def lines_of_path(arguments: Mapping[str, Any]) -> list[str]:
         lines = file_lines(context.workspace, str(arguments.get("path", "")))
@@ -125,7 +125,11 @@ def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, 
     def choices() -> dict[str, Any]:
         return {
             "path": context.workspace.list_files(),
-            "patch_id": [patch.id for patch in context.patches.all() if not idle_patch(patch)],
+            "patch_id": [
+                patch.id
+                for patch in context.patches.all()
+                if not never_applied(patch, context.workspace)
+            ],
             "old": lines_of_path,
             "name": definitions_of_path,
         }

@@ -1,5 +1,6 @@
 """A patch whose check says it is no fix is refused once by apply_patch, before anyone is
-asked, with the way on (not the call that applies it); asked again, it is applied. A real
+asked, with the way on (not the call that applies it); asked again, it is applied, unless
+it changes no code or changes what a still-failing test calls (never applied). A real
 local sandbox (real pytest) behind the real tools."""
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ class Approve:
 
 
 def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: Path) -> None:
-    repo = sub_repo(tmp_path, CALC)
+    """The failing test does not call what the patch changes (a docstring task in a repository
+    with a broken test): refused once, applied when asked again."""
+    calc = CALC + "\n\ndef mul(a, b):\n    return a * b\n"
+    repo = sub_repo(tmp_path, calc)
     approvals = Approve()
     config = SandboxConfig(backend="local", timeout_s=120)
     with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
@@ -46,7 +50,7 @@ def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: 
         )
         propose = InstrumentedTool(ProposePatch(context), context)
         apply = InstrumentedTool(ApplyPatch(context), context)
-        proposed = json.loads(propose(path="calc.py", old="a + b", new="b + a"))
+        proposed = json.loads(propose(path="calc.py", old="a * b", new="b * a"))
         assert "fixes none of the 1 failing tests" in json.dumps(proposed)
         refused = json.loads(apply(patch_id="p1"))
         assert refused["error"] == "invalid_argument", refused
@@ -56,11 +60,42 @@ def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: 
             'Propose a different change: propose_patch(path="calc.py", '
             'old="<the exact text to change>", new="<the text as it should be>").'
         )
-        assert (repo / "calc.py").read_text() == CALC and approvals.asked == []
+        assert (repo / "calc.py").read_text() == calc and approvals.asked == []
         applied = apply(patch_id="p1")
     assert str(applied).startswith("applied: p1 (calc.py)")
-    assert (repo / "calc.py").read_text() == "def sub(a, b):\n    return b + a\n"
+    assert (repo / "calc.py").read_text() == calc.replace("a * b", "b * a")
     assert len(approvals.asked) == 1
+
+
+def test_a_change_to_what_the_failing_test_calls_that_fixes_nothing_is_never_applied(
+    tmp_path: Path,
+) -> None:
+    """Asked again, Qwen2.5-Coder-1.5B had its no-fix change to total_stock() applied and
+    wrote the next one on top of it (L8 in-process): a no-fix patch to a definition a
+    still-failing test calls is refused every time, before anyone is asked."""
+    repo = sub_repo(tmp_path, CALC)
+    approvals = Approve()
+    config = SandboxConfig(backend="local", timeout_s=120)
+    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
+        context = tool_context(
+            DiskWorkspace(repo), approvals=approvals, sandbox_factory=lambda: box
+        )
+        propose = InstrumentedTool(ProposePatch(context), context)
+        apply = InstrumentedTool(ApplyPatch(context), context)
+        propose(path="calc.py", old="a + b", new="b + a")
+        replies = [str(apply(patch_id="p1")) for _ in range(2)]
+    for reply in replies:
+        refused = json.loads(reply.split("\n\n[warning]")[0])
+        assert refused["error"] == "invalid_argument", refused
+        assert refused["message"] == (
+            "p1 was not applied: test_sub calls sub(), which p1 changes, and test_sub fails as "
+            "before: applied, p1 would leave the bug test_sub finds."
+        )
+        assert refused["recovery_suggestion"].startswith(
+            'Propose a different change: propose_patch(path="calc.py", '
+        )
+    assert (repo / "calc.py").read_text() == CALC and approvals.asked == []
+    assert context.patches.get("p1").status == "proposed"
 
 
 def test_a_definition_written_again_with_its_bug_is_told_it_changes_no_code(

@@ -369,11 +369,12 @@ def test_a_closing_answer_written_as_a_final_answer_call_is_its_answer(tmp_repo:
     assert len(model.calls) == 3
 
 
-def test_a_patch_that_changes_no_code_and_fixes_nothing_is_no_patch_id_to_name(
+def test_a_patch_apply_patch_never_applies_is_no_patch_id_to_name(
     tmp_repo: Path,
 ) -> None:
     """A model that constrains arguments cannot name a patch apply_patch never applies
-    (`tools.patches.idle_patch`); with it the only patch, apply_patch has no id to take."""
+    (`tools.patches.never_applied`: the same code again, or a change to what the failing
+    test calls that fixes nothing); with it the only patch, apply_patch has no id to take."""
     from lsp_agent.agent.runtime import argument_choices, job_context
     from tests.jobs import disk_job
     from tools.patches import FilePatch, PatchResult
@@ -386,8 +387,9 @@ def test_a_patch_that_changes_no_code_and_fixes_nothing_is_no_patch_id_to_name(
     context = job_context(disk_job(task, tmp_repo, Settings()))
     before = (tmp_repo / "pkg" / "calc.py").read_text()
     same = before.replace("def add(a, b):\n    return a + b", "def add(a, b): return a + b")
+    elsewhere = before + "\n\ndef sub(a, b):\n    return a - b\n"
     changed = before.replace("a + b", "b - a")
-    for after in (same, changed):
+    for after in (same, elsewhere, changed):
         result = PatchResult((FilePatch("pkg/calc.py", "pkg/calc.py", before, after),))
         context.patches.add(result.diff, result, Failing())
     assert argument_choices(context, task)()["patch_id"] == ["p2"]

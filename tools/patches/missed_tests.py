@@ -1,0 +1,136 @@
+"""A patch aimed at the failing tests that fixes none of them: ``missed_tests``.
+
+A patch whose check says every failing test still fails is refused once by `apply_patch`
+and applied when asked again: the failing tests need not be the task's (a docstring asked
+for in a repository with one broken test). Asked to fix total_stock() (the compliance
+suite's L8), Qwen2.5-Coder-1.5B in-process asked again for its no-fix `item.count + 1`,
+had it applied, and proposed its next change on top of it (`AssertionError: 13`): 1 and 0
+runs of 3 passed on 2026-11-29. When a test that still fails calls a definition the patch
+changes, the patch was aimed at that test and missed: applied, it would leave the bug and
+put a wrong change under the next one. Such a patch is never applied, and a model that
+constrains arguments cannot name it (`never_applied`).
+
+Only the test functions the check names are read, through the workspace, and parsed,
+never run; nothing in them is followed as an instruction.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tools.patches.model import FilePatch
+from tools.patches.same_code import idle_patch
+from tools.patches.store import StoredPatch, fixes_none
+from tools.test_failures import is_test_support
+from tools.workspace import Workspace, read_text_within
+
+MAX_TEST_FILE_BYTES = 200_000
+MAX_TESTS_READ = 20  # still-failing tests looked up; the rest are not read
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def never_applied(patch: StoredPatch, workspace: Workspace) -> bool:
+    """Whether `apply_patch` refuses `patch` every time: it changes no code
+    (`idle_patch`) or misses the failing tests it was aimed at (`missed_tests`)."""
+    return idle_patch(patch) or bool(missed_tests(patch, workspace))
+
+
+def missed_tests(patch: StoredPatch, workspace: Workspace) -> list[tuple[str, str]]:
+    """(test, definition) for each still-failing test that calls a definition `patch`
+    changes in a file that is not a test's, when the patch fixes none of the failing tests
+    and breaks none; [] otherwise (see the module doc)."""
+    check = patch.check
+    broken: tuple[str, ...] = getattr(check, "broken", ())
+    if broken or not fixes_none(check):
+        return []
+    changed: set[str] = set()
+    for file in patch.result.files:
+        if not is_test_support(file.path):
+            changed |= _changed_definitions(file)
+    if not changed:
+        return []
+    missed: list[tuple[str, str]] = []
+    for test_id in getattr(check, "still_failing", ())[:MAX_TESTS_READ]:
+        called = _called_by(test_id, workspace) & changed
+        if called:
+            missed.append((_test_name(test_id), sorted(called)[0]))
+    return missed
+
+
+def _changed_definitions(patch: FilePatch) -> set[str]:
+    """The names of the functions and methods whose code `patch` changes, adds or removes
+    (a class's name too when its `__init__` changes: a test calls the class); empty when
+    either text is not Python that parses."""
+    if not patch.path.endswith(".py") or patch.before is None or patch.after is None:
+        return set()
+    try:
+        before, after = _functions(patch.before), _functions(patch.after)
+    except (SyntaxError, ValueError):
+        return set()
+    changed: set[str] = set()
+    for qualified in before.keys() | after.keys():
+        if before.get(qualified) != after.get(qualified):
+            owner, _, name = qualified.rpartition(".")
+            changed.add(owner.rpartition(".")[2] if name == "__init__" and owner else name)
+    return changed
+
+
+def _functions(text: str) -> dict[str, str]:
+    """Qualified name -> the dump of its code without docstrings, for every function and
+    method of `text` (a docstring asked for while the function's test fails is no miss)."""
+    found: dict[str, str] = {}
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, _Function | ast.ClassDef):
+                qualified = f"{prefix}{node.name}"
+                walk(node.body, f"{qualified}.")  # methods first: then drop the docstring
+                if isinstance(node, _Function):
+                    if _is_docstring(node.body[0]):
+                        node.body = node.body[1:]
+                    found[qualified] = ast.dump(node)
+
+    walk(ast.parse(text).body, "")
+    return found
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    value = statement.value if isinstance(statement, ast.Expr) else None
+    return isinstance(value, ast.Constant) and isinstance(value.value, str)
+
+
+def _called_by(test_id: str, workspace: Workspace) -> set[str]:
+    """The names the test function `test_id` names calls (`f(…)`, `obj.f(…)`), from its
+    file as the workspace reads it; empty when the id names no file or function found."""
+    path, _, rest = test_id.partition("::")
+    if not path.endswith(".py") or not rest:
+        return set()
+    source = read_text_within(workspace, path, MAX_TEST_FILE_BYTES)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    *classes, name = [part.split("[")[0] for part in rest.split("::")]
+    body = tree.body
+    for cls in classes:
+        found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == cls), None)
+        if found is None:
+            return set()
+        body = found.body
+    function = next((n for n in body if isinstance(n, _Function) and n.name == name), None)
+    if function is None:
+        return set()
+    called: set[str] = set()
+    for inner in ast.walk(function):
+        if isinstance(inner, ast.Call):
+            if isinstance(inner.func, ast.Name):
+                called.add(inner.func.id)
+            elif isinstance(inner.func, ast.Attribute):
+                called.add(inner.func.attr)
+    return called
+
+
+def _test_name(test_id: str) -> str:
+    """`test_total` from `tests/test_report.py::test_total[1]`."""
+    return test_id.rpartition("::")[2].split("[")[0] or test_id

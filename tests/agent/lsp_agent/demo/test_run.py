@@ -124,9 +124,10 @@ def test_a_model_that_does_not_fix_it_is_reported_plainly(tmp_path: Path) -> Non
     text = scripted_demo(tmp_path, WRONG_FIX, returncode=1)
     # The wrong fix breaks nothing; the test that failed before still fails, and says so
     # (the check's progress line is cut between words to fit the editor's progress message);
-    # its apply_patch is refused (a no-fix is refused once), so nothing is written.
+    # its apply_patch is refused (a no-fix to what the failing test calls never applies), so
+    # nothing is written.
     assert "check: passed [local] — fixed: none; broken: none;" in text
-    assert "apply_patch · p1 was not applied: p1 fixes none of the 1 failing tests" in text
+    assert "apply_patch · p1 was not applied: test_average calls average(), which p1" in text
     assert "Change written by the editor after approval:\n   none" in text
     assert "NOT FIXED: the test still fails" in text
     assert "Tests pass after the agent: False" in text

@@ -78,6 +78,9 @@ class ToolContext:
     # one not seen yet, with the call that reads it. `seen_paths`: the files a call has read
     # or proposed a change to without an error so far.
     task_files: tuple[str, ...] = ()
+    # The code names the task mentions (`agent.task_pointers.task_names`): a failing test
+    # that calls one is the task's (`tools.patches.missed_tests`).
+    task_names: tuple[str, ...] = ()
     seen_paths: set[str] = field(default_factory=set)
     _sandbox: Sandbox | None = None
 

@@ -255,8 +255,9 @@ class ApplyPatch(PatchToolBase):
     later proposal began from the broken text. The refusal names the way on (a different
     change, with the `propose_patch` call), not the call that applies it. Asked again, it
     is applied (the user still approves it: the failing tests need not be the task's),
-    unless it changes no code at all (`idle_patch`) or changes a definition a still-failing
-    test calls (`missed_tests`: it was aimed at that test and missed): those never are."""
+    unless it changes no code at all (`idle_patch`) or a still-failing test calls a
+    definition it changes or the task names (`missed_tests`: it was aimed at that test and
+    missed): those never are."""
 
     name = "apply_patch"
     description = "Apply a proposed patch once the user approves it."
@@ -310,14 +311,14 @@ class ApplyPatch(PatchToolBase):
                 same_code_note(patch.id, patch.result, failing=True),
                 patch_id=patch.id,
             )
-        missed = missed_tests(patch, self.context.workspace)
+        missed = missed_tests(patch, self.context.workspace, self.context.task_names)
         if missed:
-            test, name = missed[0]
+            test, name, patched = missed[0]
+            why = f"which {patch.id} changes" if patched else "which the task names"
             raise ToolFailure(
                 ErrorType.INVALID_ARGUMENT,
-                f"{patch.id} was not applied: {test} calls {name}(), which {patch.id} changes, "
-                f"and {test} fails as before: applied, {patch.id} would leave the bug {test} "
-                "finds.",
+                f"{patch.id} was not applied: {test} calls {name}(), {why}, and {test} fails "
+                f"as before: applied, {patch.id} would leave the bug {test} finds.",
                 different,
                 patch_id=patch.id,
             )
@@ -352,7 +353,7 @@ class ApplyPatch(PatchToolBase):
 
     def _never(self, patch: StoredPatch) -> bool:
         """Whether `patch` is refused every time (`tools.patches.never_applied`)."""
-        return never_applied(patch, self.context.workspace)
+        return never_applied(patch, self.context.workspace, self.context.task_names)
 
     @staticmethod
     def _code_file(patch: StoredPatch) -> str:

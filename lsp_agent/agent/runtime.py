@@ -128,7 +128,7 @@ def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, 
             "patch_id": [
                 patch.id
                 for patch in context.patches.all()
-                if not never_applied(patch, context.workspace)
+                if not never_applied(patch, context.workspace, context.task_names)
             ],
             "old": lines_of_path,
             "name": definitions_of_path,
@@ -140,10 +140,11 @@ def argument_choices(context: ToolContext, task: str) -> Callable[[], dict[str, 
 def _message(request: JobRequest, context: ToolContext, notes: str) -> str:
     """The task message, with the files the task names as they are now."""
     from lsp_agent.agent.instructions import task_message
-    from lsp_agent.agent.task_pointers import find_pointers
+    from lsp_agent.agent.task_pointers import find_pointers, task_names
 
     pointers = find_pointers(request.task, request.workspace)
     context.task_files = pointers.paths
+    context.task_names = tuple(task_names(request.task))
     context.seen_paths.update(pointers.shown)  # the task message carries their text
     return task_message(request.task, request.workspace.root, notes, pointers.text)
 

@@ -7,8 +7,12 @@ suite's L8), Qwen2.5-Coder-1.5B in-process asked again for its no-fix `item.coun
 had it applied, and proposed its next change on top of it (`AssertionError: 13`): 1 and 0
 runs of 3 passed on 2026-11-29. When a test that still fails calls a definition the patch
 changes, the patch was aimed at that test and missed: applied, it would leave the bug and
-put a wrong change under the next one. Such a patch is never applied, and a model that
-constrains arguments cannot name it (`never_applied`).
+put a wrong change under the next one. So is a change elsewhere while a still-failing test
+calls a definition the task names: asked to fix average(), the model changed
+weighted_total(), had it applied when it asked again, and answered (L6 in-process). Such a
+patch is never applied, and a model that constrains arguments cannot name it
+(`never_applied`). A no-fix patch whose failing tests call neither (a docstring asked for
+in a repository with a broken test) is still applied when asked for again.
 
 Only the test functions the check names are read, through the workspace, and parsed,
 never run; nothing in them is followed as an instruction.
@@ -17,6 +21,8 @@ never run; nothing in them is followed as an instruction.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from tools.patches.model import FilePatch
 from tools.patches.same_code import idle_patch
@@ -30,16 +36,27 @@ MAX_TESTS_READ = 20  # still-failing tests looked up; the rest are not read
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def never_applied(patch: StoredPatch, workspace: Workspace) -> bool:
+def never_applied(patch: StoredPatch, workspace: Workspace, task_names: Iterable[str] = ()) -> bool:
     """Whether `apply_patch` refuses `patch` every time: it changes no code
     (`idle_patch`) or misses the failing tests it was aimed at (`missed_tests`)."""
-    return idle_patch(patch) or bool(missed_tests(patch, workspace))
+    return idle_patch(patch) or bool(missed_tests(patch, workspace, task_names))
 
 
-def missed_tests(patch: StoredPatch, workspace: Workspace) -> list[tuple[str, str]]:
-    """(test, definition) for each still-failing test that calls a definition `patch`
-    changes in a file that is not a test's, when the patch fixes none of the failing tests
-    and breaks none; [] otherwise (see the module doc)."""
+class Miss(NamedTuple):
+    """A still-failing test a no-fix patch was aimed at, and the name it calls that says so."""
+
+    test: str  # `test_total_stock`
+    name: str  # `total_stock`
+    changed: bool  # the patch changes `name` (else the task names it)
+
+
+def missed_tests(
+    patch: StoredPatch, workspace: Workspace, task_names: Iterable[str] = ()
+) -> list[Miss]:
+    """Each still-failing test that calls a definition `patch` changes in a file that is not
+    a test's, or one the task names (`task_names`: then the test is the task's), when the
+    patch changes code, fixes none of the failing tests and breaks none; [] otherwise (see
+    the module doc)."""
     check = patch.check
     broken: tuple[str, ...] = getattr(check, "broken", ())
     if broken or not fixes_none(check):
@@ -50,11 +67,14 @@ def missed_tests(patch: StoredPatch, workspace: Workspace) -> list[tuple[str, st
             changed |= _changed_definitions(file)
     if not changed:
         return []
-    missed: list[tuple[str, str]] = []
+    named = set(task_names)
+    missed: list[Miss] = []
     for test_id in getattr(check, "still_failing", ())[:MAX_TESTS_READ]:
-        called = _called_by(test_id, workspace) & changed
-        if called:
-            missed.append((_test_name(test_id), sorted(called)[0]))
+        called = _called_by(test_id, workspace)
+        if called & changed:
+            missed.append(Miss(_test_name(test_id), sorted(called & changed)[0], True))
+        elif called & named:
+            missed.append(Miss(_test_name(test_id), sorted(called & named)[0], False))
     return missed
 
 

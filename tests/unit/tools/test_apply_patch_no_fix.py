@@ -143,3 +143,31 @@ def test_a_definition_written_again_with_its_bug_is_never_applied(tmp_path: Path
         assert "apply_patch" not in refused["recovery_suggestion"]
     assert (repo / "calc.py").read_text() == buggy and approvals.asked == []
     assert context.patches.get("p1").status == "proposed"
+
+
+def test_a_change_elsewhere_while_the_task_s_failing_test_fails_is_never_applied(
+    tmp_path: Path,
+) -> None:
+    """Asked to fix average(), Qwen2.5-Coder-1.5B changed weighted_total(), asked again and
+    had it applied (L6 in-process): while a test that calls a name the task mentions fails
+    as before, a no-fix patch is refused every time."""
+    calc = CALC + "\n\ndef mul(a, b):\n    return a * b\n"
+    repo = sub_repo(tmp_path, calc)
+    approvals = Approve()
+    config = SandboxConfig(backend="local", timeout_s=120)
+    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
+        context = tool_context(
+            DiskWorkspace(repo), approvals=approvals, sandbox_factory=lambda: box
+        )
+        context.task_names = ("sub", "calc.py")  # "sub() in calc.py is wrong. Fix it."
+        propose = InstrumentedTool(ProposePatch(context), context)
+        apply = InstrumentedTool(ApplyPatch(context), context)
+        propose(path="calc.py", old="a * b", new="b * a")
+        replies = [str(apply(patch_id="p1")) for _ in range(2)]
+    for reply in replies:
+        refused = json.loads(reply.split("\n\n[warning]")[0])
+        assert refused["message"] == (
+            "p1 was not applied: test_sub calls sub(), which the task names, and test_sub "
+            "fails as before: applied, p1 would leave the bug test_sub finds."
+        ), refused
+    assert (repo / "calc.py").read_text() == calc and approvals.asked == []

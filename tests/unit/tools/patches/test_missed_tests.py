@@ -10,6 +10,7 @@ from pathlib import Path
 from lsp_agent.benchmarks.compliance.fixture_repo import FIXTURE_FILES
 from tests.repo_samples import write
 from tools.patches import FilePatch, PatchResult, StoredPatch, missed_tests, never_applied
+from tools.patches.missed_tests import Miss
 from tools.workspace import DiskWorkspace
 
 REPORT = FIXTURE_FILES["report.py"]
@@ -36,7 +37,9 @@ def test_a_change_to_what_the_failing_test_calls_that_fixes_nothing_missed_it(
     tmp_path: Path,
 ) -> None:
     patch = stored(REPORT.replace("item.count", "item.count + 1"), Check())
-    assert missed_tests(patch, workspace(tmp_path)) == [("test_total_stock", "total_stock")]
+    assert missed_tests(patch, workspace(tmp_path)) == [
+        Miss("test_total_stock", "total_stock", True)
+    ]
     assert never_applied(patch, workspace(tmp_path))
 
 
@@ -65,9 +68,9 @@ def test_a_method_a_class_test_and_a_parametrized_id_are_found(tmp_path: Path) -
     ws = workspace(tmp_path, {"stock.py": code, "tests/test_stock.py": test})
     failing = Check(still_failing=("tests/test_stock.py::TestStock::test_total[1]",))
     method = stored(code.replace("return self.n", "return self.n + 0"), failing, "stock.py", code)
-    assert missed_tests(method, ws) == [("test_total", "total")]
+    assert missed_tests(method, ws) == [Miss("test_total", "total", True)]
     init = stored(code.replace("self.n = n", "self.n = n * 1"), failing, "stock.py", code)
-    assert missed_tests(init, ws) == [("test_total", "Stock")]
+    assert missed_tests(init, ws) == [Miss("test_total", "Stock", True)]
 
 
 def test_a_changed_test_an_unknown_test_or_text_that_does_not_parse_is_no_miss(
@@ -86,3 +89,19 @@ def test_a_changed_test_an_unknown_test_or_text_that_does_not_parse_is_no_miss(
         == []
     )
     assert missed_tests(stored(REPORT.replace("total = 0", "total = ("), Check()), ws) == []
+
+
+def test_a_change_elsewhere_while_the_task_s_failing_test_fails_missed_it(tmp_path: Path) -> None:
+    """Asked to fix average(), the model changed weighted_total() and had it applied (L6):
+    a failing test that calls a name the task mentions is the task's."""
+    calc = FIXTURE_FILES["calc.py"]
+    wrong = calc.replace("zip(values, weights))", "zip(values, weights)) / len(values)")
+    average = Check(still_failing=("tests/test_calc.py::test_average",))
+    patch = stored(wrong, average, "calc.py", calc)
+    ws = workspace(tmp_path)
+    assert missed_tests(patch, ws, ["average", "calc.py"]) == [
+        Miss("test_average", "average", False)
+    ]
+    assert missed_tests(patch, ws) == []  # a task that names nothing the test calls
+    docstring = calc.replace('"""', '"""Note: ', 1)
+    assert missed_tests(stored(docstring, average, "calc.py", calc), ws, ["average"]) == []

@@ -99,3 +99,49 @@ def _propose(context: ToolContext, text: str, failing: tuple[str, ...]) -> None:
     result = apply_whole_file("calc.py", text, context.workspace, 200)
     check = PatchCheck(True, True, "", 0.1, still_failing=failing)
     context.patches.add(result.diff, result, check)
+
+
+def test_a_proposal_that_misses_the_failing_test_is_stale_and_its_check_is_used_once(
+    tmp_path: Path,
+) -> None:
+    """Qwen2.5-Coder-1.5B wrote one wrong total_stock() a step and never the loop its thought
+    described (L8): a proposal whose sandbox check says the failing test that calls what it
+    changes fails as before is decoded again; the check made to judge it is the one the
+    proposal then reports, not a second run. A real local sandbox (real pytest)."""
+    from sandbox.config import SandboxConfig
+    from sandbox.local_backend import LocalSandbox
+    from tests.conftest import git_init
+    from tests.repo_samples import write
+    from tools.instrumented import InstrumentedTool
+    from tools.patch_tools import ProposePatch
+
+    test = "from calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n"
+    repo = git_init(
+        write(
+            tmp_path / "repo",
+            {"calc.py": "def sub(a, b):\n    return a + b\n", "test_calc.py": test},
+        )
+    )
+    config = SandboxConfig(backend="local", timeout_s=120)
+    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
+        checks: list[str] = []
+        check_patch = box.check_patch
+
+        def counted(diff: str, **kwargs: Any) -> Any:
+            checks.append(diff)
+            return check_patch(diff, **kwargs)
+
+        box.check_patch = counted  # type: ignore[method-assign]
+        context = tool_context(DiskWorkspace(repo), sandbox_factory=lambda: box)
+        wrong = {"path": "calc.py", "old": "a + b", "new": "b + a"}
+        assert stale_call(context, _reply("propose_patch", **wrong)) == (
+            "the reply proposes a change with which test_sub, which calls sub(), fails as before"
+        )
+        right = {"path": "calc.py", "old": "a + b", "new": "a - b"}
+        assert stale_call(context, _reply("propose_patch", **right)) is None
+        assert len(checks) == 2
+        proposed = InstrumentedTool(ProposePatch(context), context)(**right)
+        assert "fixed: test_calc.py::test_sub" in str(proposed), proposed
+        assert len(checks) == 2  # the check made to judge the reply
+        InstrumentedTool(ProposePatch(context), context)(**wrong)
+        assert len(checks) == 3  # kept for one call only, and only for its own diff

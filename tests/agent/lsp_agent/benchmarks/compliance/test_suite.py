@@ -283,3 +283,27 @@ def test_committed_results_match_the_docs(name: str, model: str) -> None:
         (ran.name, ran.model, ran.runs, ran.levels, ran.agent_type)
     ]
     assert (docs / "compliance" / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_change_to_the_wrong_function_is_never_applied_while_the_task_s_test_fails() -> None:
+    """Asked to fix average(), Qwen2.5-Coder-1.5B in-process changed weighted_total(), asked
+    again and had it applied (L6): the job knows the names its task mentions, and while
+    test_average (which calls average()) fails as before, the change is refused every time."""
+    level = BY_KEY["L6"]
+    settings = suite_settings(Settings(sandbox_backend="local"), "scripted", keep_phoenix=False)
+    wrong = {"path": "calc.py", "old": "zip(values, weights))", "new": "zip(values, weights)) / 2"}
+    model = ScriptedModel(
+        [
+            {"tool": "propose_patch", "arguments": wrong},
+            {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
+            {"tool": "apply_patch", "arguments": {"patch_id": "p1"}},
+            {"final_answer": "Changed weighted_total."},
+        ]
+    )
+    record = run_level_once(level, settings, model)
+    assert not record.passed
+    refusals = [json.loads(text.split("\n\n[")[0]) for text in tool_texts(model)[1:3]]
+    for refused in refusals:
+        assert refused["message"].startswith(
+            "p1 was not applied: test_average calls average(), which the task names,"
+        ), refused

@@ -82,9 +82,6 @@ class ToolContext:
     # that calls one is the task's (`tools.patches.missed_tests`).
     task_names: tuple[str, ...] = ()
     seen_paths: set[str] = field(default_factory=set)
-    # A sandbox check made before its call ran (a stale-reply check judging a proposal), by
-    # the diff and the editor's buffers it was made with: the proposal uses it once.
-    prechecked: tuple[tuple[str, tuple[tuple[str, str], ...]], Any] | None = None
     _sandbox: Sandbox | None = None
 
     def sandbox(self) -> Sandbox:

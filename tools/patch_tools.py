@@ -51,34 +51,22 @@ def _call(name: str, patch_id: str) -> str:
     return f'{name}(patch_id="{patch_id}")'
 
 
-def sandbox_check(context: ToolContext, result: PatchResult, keep: bool = False) -> Any:
-    """The sandbox's PatchCheck for `result` against the workspace and the editor's buffers
-    as they are, or None when the sandbox itself failed. `keep`: the check is made before
-    its call runs (a stale-reply check); that call's proposal then uses it, once, instead of
-    checking again (`ToolContext.prechecked`)."""
-    overlay = dict(context.workspace.open_documents())
-    key = (result.diff, tuple(sorted(overlay.items())))
-    made, context.prechecked = context.prechecked, None
-    if made is not None and made[0] == key:
-        return made[1]
-    try:
-        check = context.sandbox().check_patch(result.diff, overlay=overlay)
-    except Exception:  # the sandbox is ours: log the bug, carry on without a check
-        log.exception("sandbox check failed")
-        return None
-    if keep:
-        context.prechecked = (key, check)
-    return check
-
-
 class PatchToolBase(AgentTool):
     """Shared by the patch tools: sandbox checks and result shaping."""
 
     skip_forward_signature_validation = False
 
     def check(self, result: PatchResult) -> Any:
-        """The sandbox's PatchCheck for `result` (`sandbox_check`)."""
-        return sandbox_check(self.context, result)
+        """The sandbox's PatchCheck for `result`, or None when the sandbox itself failed."""
+        try:
+            sandbox = self.context.sandbox()
+            return sandbox.check_patch(
+                result.diff,
+                overlay=dict(self.context.workspace.open_documents()),
+            )
+        except Exception:  # the sandbox is ours: log the bug, carry on without a check
+            log.exception("sandbox check failed")
+            return None
 
     def check_text(self, check: Any) -> str:
         if check is None:
@@ -323,9 +311,7 @@ class ApplyPatch(PatchToolBase):
                 same_code_note(patch.id, patch.result, failing=True),
                 patch_id=patch.id,
             )
-        missed = missed_tests(
-            patch.result, patch.check, self.context.workspace, self.context.task_names
-        )
+        missed = missed_tests(patch, self.context.workspace, self.context.task_names)
         if missed:
             test, name, patched = missed[0]
             why = f"which {patch.id} changes" if patched else "which the task names"

@@ -6,9 +6,8 @@ anything new: the same call, with the same arguments, as the one just made (what
 is in the history already: the same file, the same failing tests), or a proposal (any of
 the `propose_*` tools) after which each file it changes reads as it does now or as a
 proposed patch has it, while tests fail with that text (a version whose tests pass is not
-stale: its reply says to apply it, or to answer), or a proposal whose sandbox check says
-it misses the failing tests it aims at (`misses_the_tests`: apply_patch would refuse it
-every time). A final answer is never stale: the final-answer checks judge it.
+stale: its reply says to apply it, or to answer). A final
+answer is never stale: the final-answer checks judge it.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ from typing import Any
 from smolagents.models import ChatMessage
 
 from tools.base import ToolContext
-from tools.patch_tools import proposed_change, sandbox_check
-from tools.patches import PatchError, missed_tests, refuse_broken_python, whole_file_text
+from tools.patch_tools import proposed_change
+from tools.patches import whole_file_text
 from tools.workspace import NotTextError
 
 Version = tuple[str, str, str]  # a file's path, its text now, its text after a proposal
@@ -37,30 +36,7 @@ def stale_call(context: ToolContext, reply: ChatMessage) -> str | None:
         return None
     if context.state.repeats_last_call(name, arguments):
         return f"the reply repeats the last call, {name}, with the same arguments"
-    return written_already(context, name, arguments) or misses_the_tests(context, name, arguments)
-
-
-def misses_the_tests(context: ToolContext, tool: str, arguments: dict[str, Any]) -> str | None:
-    """Why the proposal `tool(**arguments)` misses the failing tests it aims at (its
-    sandbox check, made now and kept for the call, says none of them passes with it while
-    they call what it changes or what the task names: `tools.patches.missed_tests`), or
-    None. Asked to fix total_stock(), Qwen2.5-Coder-1.5B in-process wrote `item.count +
-    item.count`, `total = sum(...)` and a renamed copy, one a step, and never the loop over
-    every item its own thought described (L8, 0 runs of 3 at d9d10ff); such a proposal
-    would be refused at `apply_patch` anyway."""
-    change = proposed_change(context, tool, arguments)
-    if change is None:
-        return None
-    try:
-        refuse_broken_python(change)
-    except PatchError:
-        return None  # the tool refuses it, with the line to mend
-    check = sandbox_check(context, change, keep=True)
-    missed = missed_tests(change, check, context.workspace, context.task_names)
-    if not missed:
-        return None
-    test, name, _ = missed[0]
-    return f"the reply proposes a change with which {test}, which calls {name}(), fails as before"
+    return written_already(context, name, arguments)
 
 
 def written_already(context: ToolContext, tool: str, arguments: dict[str, Any]) -> str | None:

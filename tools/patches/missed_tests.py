@@ -24,7 +24,7 @@ import ast
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from tools.patches.model import FilePatch, PatchResult
+from tools.patches.model import FilePatch
 from tools.patches.same_code import idle_patch
 from tools.patches.store import StoredPatch, fixes_none
 from tools.test_failures import is_test_support
@@ -39,7 +39,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 def never_applied(patch: StoredPatch, workspace: Workspace, task_names: Iterable[str] = ()) -> bool:
     """Whether `apply_patch` refuses `patch` every time: it changes no code
     (`idle_patch`) or misses the failing tests it was aimed at (`missed_tests`)."""
-    return idle_patch(patch) or bool(missed_tests(patch.result, patch.check, workspace, task_names))
+    return idle_patch(patch) or bool(missed_tests(patch, workspace, task_names))
 
 
 class Miss(NamedTuple):
@@ -51,17 +51,18 @@ class Miss(NamedTuple):
 
 
 def missed_tests(
-    result: PatchResult, check: object | None, workspace: Workspace, task_names: Iterable[str] = ()
+    patch: StoredPatch, workspace: Workspace, task_names: Iterable[str] = ()
 ) -> list[Miss]:
-    """Each still-failing test that calls a definition the change `result` makes in a file
-    that is not a test's, or one the task names (`task_names`: then the test is the task's),
-    when the change is to code, and its `check` says it fixes none of the failing tests and
-    breaks none; [] otherwise (see the module doc)."""
+    """Each still-failing test that calls a definition `patch` changes in a file that is not
+    a test's, or one the task names (`task_names`: then the test is the task's), when the
+    patch changes code, fixes none of the failing tests and breaks none; [] otherwise (see
+    the module doc)."""
+    check = patch.check
     broken: tuple[str, ...] = getattr(check, "broken", ())
     if broken or not fixes_none(check):
         return []
     changed: set[str] = set()
-    for file in result.files:
+    for file in patch.result.files:
         if not is_test_support(file.path):
             changed |= _changed_definitions(file)
     if not changed:

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from lsp_agent.benchmarks.compliance.fixture_repo import FIXTURE_FILES
 from tests.repo_samples import write
-from tools.patches import FilePatch, PatchResult, StoredPatch, never_applied
-from tools.patches import missed_tests as missed
+from tools.patches import FilePatch, PatchResult, StoredPatch, missed_tests, never_applied
 from tools.patches.missed_tests import Miss
 from tools.workspace import DiskWorkspace
 
@@ -28,12 +27,6 @@ class Check:
 def stored(after: str, check: Check, path: str = "report.py", before: str = REPORT) -> StoredPatch:
     result = PatchResult((FilePatch(path, path, before, after),))
     return StoredPatch("p1", result.diff, result, check)
-
-
-def missed_tests(
-    patch: StoredPatch, ws: DiskWorkspace, names: list[str] | None = None
-) -> list[Miss]:
-    return missed(patch.result, patch.check, ws, names or [])
 
 
 def workspace(tmp_path: Path, files: dict[str, str] | None = None) -> DiskWorkspace:

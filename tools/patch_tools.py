@@ -155,8 +155,12 @@ class ProposePatch(ProposalTool):
     # The text to replace, said first: Qwen2.5-Coder-1.5B, having named the bug in words,
     # began `old` with `return sum(` and went on with the first such line of the file
     # (weighted_total's); said as "replace `len(values) + 1` with `len(values)`", it is
-    # copied from the words.
-    thought_leads = (" So I will replace `",)
+    # copied from the words. The wrong line is named first: told "total_stock() returns the
+    # wrong total", the model thought "it sums up the counts of all items except the first
+    # one" and went on "So I will replace `total += item.count`" (L8 in-process, every run
+    # of two draws): the line it changes is picked before it says which line does the wrong
+    # thing (fault localisation, then the repair).
+    thought_leads = (" The wrong line is `", " So I will replace `")
 
     def forward(self, path: str, old: str, new: str) -> dict[str, Any]:
         try:

@@ -175,7 +175,7 @@ def test_specs_say_which_tools_read_and_which_want_words_before_their_call(
     assert all(specs[name].read_only for name in ("read_file", "rg_search", "list_files"))
     assert not any(specs[name].read_only for name in ("propose_patch", "run_cmd", "final_answer"))
     # the edit tools: the model's thought, and for propose_patch what it will replace
-    assert specs["propose_patch"].thought_leads == (" So I will replace `",)
+    assert specs["propose_patch"].thought_leads == (" The wrong line is `", " So I will replace `")
     assert specs["propose_patch_unified"].thought_leads == ()
     assert specs["read_file"].thought_leads is None
     assert specs["final_answer"].thought_leads is None

@@ -11,8 +11,11 @@ put a wrong change under the next one. So is a change elsewhere while a still-fa
 calls a definition the task names: asked to fix average(), the model changed
 weighted_total(), had it applied when it asked again, and answered (L6 in-process). Such a
 patch is never applied, and a model that constrains arguments cannot name it
-(`never_applied`). A no-fix patch whose failing tests call neither (a docstring asked for
-in a repository with a broken test) is still applied when asked for again.
+(`never_applied`). One that also breaks passing tests is no exception: asked to fix
+average(), the model renamed it to a second weighted_total() (test_weighted_total broke,
+test_average failed as before) and had it applied when it asked again (L6 in-process at
+77935e3). A no-fix patch whose failing tests call neither (a docstring asked for in a
+repository with a broken test) is still applied when asked for again.
 
 Only the test functions the check names are read, through the workspace, and parsed,
 never run; nothing in them is followed as an instruction.
@@ -55,11 +58,10 @@ def missed_tests(
 ) -> list[Miss]:
     """Each still-failing test that calls a definition `patch` changes in a file that is not
     a test's, or one the task names (`task_names`: then the test is the task's), when the
-    patch changes code, fixes none of the failing tests and breaks none; [] otherwise (see
-    the module doc)."""
+    patch changes code and fixes none of the failing tests (whether it breaks passing ones
+    or not); [] otherwise (see the module doc)."""
     check = patch.check
-    broken: tuple[str, ...] = getattr(check, "broken", ())
-    if broken or not fixes_none(check):
+    if not fixes_none(check):
         return []
     changed: set[str] = set()
     for file in patch.result.files:

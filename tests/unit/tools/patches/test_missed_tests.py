@@ -43,16 +43,25 @@ def test_a_change_to_what_the_failing_test_calls_that_fixes_nothing_missed_it(
     assert never_applied(patch, workspace(tmp_path))
 
 
-def test_a_fix_a_breakage_or_a_change_elsewhere_is_not_a_miss(tmp_path: Path) -> None:
+def test_a_fix_or_a_change_elsewhere_is_not_a_miss(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     wrong = REPORT.replace("item.count", "item.count + 1")
     assert missed_tests(stored(wrong, Check(still_failing=(), fixed=(STOCK_TEST,))), ws) == []
-    assert missed_tests(stored(wrong, Check(broken=("tests/test_calc.py::test_add",))), ws) == []
     other = REPORT + "\n\ndef per_item(items):\n    return [item.count for item in items]\n"
     assert missed_tests(stored(other, Check()), ws) == []  # the test calls no per_item
     assert not never_applied(stored(other, Check()), ws)
     docstring = REPORT.replace("The total count", "The whole count")
     assert missed_tests(stored(docstring, Check()), ws) == []  # total_stock's code is the same
+
+
+def test_a_change_that_also_breaks_a_passing_test_missed_it_too(tmp_path: Path) -> None:
+    """Asked to fix average(), the model renamed it to a second weighted_total(): one test
+    broke, test_average failed as before, and it was applied when asked again (L6)."""
+    wrong = REPORT.replace("item.count", "item.count + 1")
+    broke = Check(broken=("tests/test_calc.py::test_add",))
+    assert missed_tests(stored(wrong, broke), workspace(tmp_path)) == [
+        Miss("test_total_stock", "total_stock", True)
+    ]
 
 
 def test_a_method_a_class_test_and_a_parametrized_id_are_found(tmp_path: Path) -> None:

@@ -340,3 +340,20 @@ def test_the_reply_after_a_refused_answer_calls_a_tool(model: EmbeddedModel) -> 
     reply = model.generate(history, tools_to_call_from=small_tools())
     (call,) = reply.tool_calls
     assert call.function.name in {"read_file", "propose_patch"}, reply.raw
+
+
+def test_a_lead_but_the_last_ends_with_its_line(model: EmbeddedModel) -> None:
+    """Told "The wrong line is `", Qwen2.5-Coder-1.5B named it and went on for 80 tokens
+    about the `diff` parameter, then renamed the function (L6): the words after a lead
+    but the last stop at their line, the last lead's at their paragraph."""
+    from lsp_agent.models.embedded.decoder import PromptLoad
+    from lsp_agent.models.embedded.model import _line_stop
+
+    assert _line_stop("`x = 1` is wrong.\nThen") and not _line_stop(" `x = 1` is wrong.")
+    prompt = model._tokens("A list of numbers, one a line:\n1\n2\n")
+    leads = ("The next one is", " Then")
+    said = model._think(prompt, leads, 0.0, PromptLoad())
+    text = model.loaded.decoder.piece(said).decode("utf-8", errors="replace")
+    first = text.split(leads[1])[0]
+    assert first.startswith(leads[0]) and "\n" not in first, text
+    assert leads[1] in text and text.endswith("\n")

@@ -232,3 +232,15 @@ def _relative(path: str) -> str:
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+def called_names(node: ast.AST) -> set[str]:
+    """The names `node` calls: `f(...)` and `obj.f(...)` (a test function's, say)."""
+    called: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call):
+            if isinstance(inner.func, ast.Name):
+                called.add(inner.func.id)
+            elif isinstance(inner.func, ast.Attribute):
+                called.add(inner.func.attr)
+    return called

@@ -19,7 +19,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tools.test_failures import is_test_support
+from tools.test_failures import called_names, is_test_support
 from tools.workspace import Workspace, read_text_within
 
 MAX_TESTS = 2
@@ -69,25 +69,13 @@ def _tests_in(source: str, path: str, names: set[str]) -> list[CallingTest]:
             continue
         if not node.name.startswith("test") or node.end_lineno is None:
             continue
-        called = _called(node) & names
+        called = called_names(node) & names
         first = min([d.lineno for d in node.decorator_list] + [node.lineno])
         if not called or node.end_lineno - first + 1 > MAX_TEST_LINES:
             continue
         text = "\n".join(_dedent(lines[first - 1 : node.end_lineno]))
         found.append(CallingTest(sorted(called)[0], path, node.lineno, text))
     return found
-
-
-def _called(node: ast.AST) -> set[str]:
-    """The names `node` calls: `f(...)` and `obj.f(...)`."""
-    called: set[str] = set()
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Call):
-            if isinstance(inner.func, ast.Name):
-                called.add(inner.func.id)
-            elif isinstance(inner.func, ast.Attribute):
-                called.add(inner.func.attr)
-    return called
 
 
 def _dedent(lines: list[str]) -> list[str]:

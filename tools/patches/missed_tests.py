@@ -30,7 +30,7 @@ from typing import NamedTuple
 from tools.patches.model import FilePatch
 from tools.patches.same_code import idle_patch
 from tools.patches.store import StoredPatch, fixes_none
-from tools.test_failures import is_test_support
+from tools.test_failures import called_names, is_test_support
 from tools.workspace import Workspace, read_text_within
 
 MAX_TEST_FILE_BYTES = 200_000
@@ -141,16 +141,7 @@ def _called_by(test_id: str, workspace: Workspace) -> set[str]:
             return set()
         body = found.body
     function = next((n for n in body if isinstance(n, _Function) and n.name == name), None)
-    if function is None:
-        return set()
-    called: set[str] = set()
-    for inner in ast.walk(function):
-        if isinstance(inner, ast.Call):
-            if isinstance(inner.func, ast.Name):
-                called.add(inner.func.id)
-            elif isinstance(inner.func, ast.Attribute):
-                called.add(inner.func.attr)
-    return called
+    return set() if function is None else called_names(function)
 
 
 def _test_name(test_id: str) -> str:

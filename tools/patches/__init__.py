@@ -16,9 +16,9 @@
 - `same_code`: `same_code_note`, for a patch that leaves a Python file's code as it was
   (only docstrings, comments or spaces left out), and `idle_patch`, such a patch that fixes
   none of the failing tests (never applied);
-- `missed_tests`: the failing tests a no-fix patch was aimed at (they call a definition it
-  changes), and `never_applied`, what `apply_patch` refuses every time: an idle patch or
-  one that missed its tests;
+- `aimed_at_tests`: `missed_tests`, the failing tests a no-fix patch was aimed at (they
+  call a definition it changes, or one the task names), and `never_applied`, what
+  `apply_patch` refuses every time: an idle patch or one that missed its tests;
 - `other_files`: `text_elsewhere`, which other known file holds a search/replace `old`
   that its own file lacks;
 - `undo`: what a job wrote (`WriteJournal`, filled by `RecordingWriter`) and `plan_undo`,
@@ -33,9 +33,9 @@ touches the disk except `DiskPatchWriter`. Outside this folder, import from
 from __future__ import annotations
 
 from safety.unified_diff import parse_diff
+from tools.patches.aimed_at_tests import Miss, missed_tests, never_applied
 from tools.patches.diff_apply import apply_diff
 from tools.patches.hunk_choice import hunks_in
-from tools.patches.missed_tests import missed_tests, never_applied
 from tools.patches.model import (
     CONTEXT_LINES,
     DiffHunk,
@@ -97,6 +97,7 @@ __all__ = [
     "FileDiff",
     "FilePatch",
     "HunkSpan",
+    "Miss",
     "PatchError",
     "PatchResult",
     "PatchStore",

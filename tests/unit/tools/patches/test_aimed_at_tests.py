@@ -9,8 +9,14 @@ from pathlib import Path
 
 from lsp_agent.benchmarks.compliance.fixture_repo import FIXTURE_FILES
 from tests.repo_samples import write
-from tools.patches import FilePatch, PatchResult, StoredPatch, missed_tests, never_applied
-from tools.patches.missed_tests import Miss
+from tools.patches import (
+    FilePatch,
+    Miss,
+    PatchResult,
+    StoredPatch,
+    missed_tests,
+    never_applied,
+)
 from tools.workspace import DiskWorkspace
 
 REPORT = FIXTURE_FILES["report.py"]

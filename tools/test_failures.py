@@ -148,7 +148,7 @@ def _imported_files(test_file: str, workspace: Workspace) -> list[tuple[str, set
         return []
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     directory = posixpath.dirname(test_file)
     files: dict[str, set[str]] = {}

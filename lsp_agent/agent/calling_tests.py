@@ -60,7 +60,7 @@ def calling_tests(
 def _tests_in(source: str, path: str, names: set[str]) -> list[CallingTest]:
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines = source.splitlines()
     found: list[CallingTest] = []

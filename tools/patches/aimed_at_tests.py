@@ -88,7 +88,7 @@ def _changed_definitions(patch: FilePatch) -> set[str]:
         return set()
     try:
         before, after = _functions(patch.before), _functions(patch.after)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     changed: set[str] = set()
     for qualified in before.keys() | after.keys():
@@ -131,7 +131,7 @@ def _called_by(test_id: str, workspace: Workspace) -> set[str]:
     source = read_text_within(workspace, path, MAX_TEST_FILE_BYTES)
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     *classes, name = [part.split("[")[0] for part in rest.split("::")]
     body = tree.body

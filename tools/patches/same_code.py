@@ -86,7 +86,7 @@ def _same_code(patch: FilePatch) -> bool:
         return False
     try:
         before, after = ast.parse(patch.before), ast.parse(patch.after)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     old_docs, new_docs = _docstrings(before), _docstrings(after)
     if ast.dump(before) != ast.dump(after):

@@ -39,7 +39,7 @@ def definitions(text: str) -> dict[str, tuple[int, int, int]]:
     added too when it is unique. Empty when the text does not parse."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     found: dict[str, tuple[int, int, int]] = {}
     bare: dict[str, list[tuple[int, int, int]]] = {}
@@ -152,7 +152,7 @@ def whole_definition(path: str, old: str, new: str, workspace: Workspace) -> Pat
 def parses(text: str) -> bool:
     try:
         ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
 

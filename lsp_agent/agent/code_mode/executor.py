@@ -250,7 +250,7 @@ def _assigned_names(code: str) -> set[str]:
     """The variable names `code` assigns anywhere (nothing when it does not parse)."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     return {
         node.id

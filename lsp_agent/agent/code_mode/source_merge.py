@@ -71,7 +71,7 @@ def merge(original: str, block: str) -> Merged | None:
     """`merged_source`'s text, and the names of the definitions the block wrote anew."""
     try:
         original_tree, block_tree = ast.parse(original), ast.parse(block)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     defined = {n.name: n for n in original_tree.body if isinstance(n, DEFINITION)}
     block_lines = block.splitlines()
@@ -222,7 +222,7 @@ def only_defined(code: str) -> list[str]:
     constants, a docstring); [] when it also runs something, or does not parse."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     names: list[str] = []
     for node in tree.body:

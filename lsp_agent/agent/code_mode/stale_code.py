@@ -47,7 +47,7 @@ def stale_code(
     same = previous is not None and code.strip() == previous.strip()
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         # the same broken code again: sublist's propose_patch(""" diff … with its syntax
         # error, three steps of 140 s each
         return "the reply's code is the last step's code" if same else None

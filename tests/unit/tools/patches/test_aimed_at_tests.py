@@ -120,3 +120,19 @@ def test_a_change_elsewhere_while_the_task_s_failing_test_fails_missed_it(tmp_pa
     assert missed_tests(patch, ws) == []  # a task that names nothing the test calls
     docstring = calc.replace('"""', '"""Note: ', 1)
     assert missed_tests(stored(docstring, average, "calc.py", calc), ws, ["average"]) == []
+
+
+def test_a_test_file_too_deep_to_parse_is_read_as_no_test(tmp_path: Path) -> None:
+    """A stranger's repository may hold a test file that Python's parser gives up on with a
+    RecursionError (one expression 200,000 terms long): it names no test, it breaks nothing."""
+    from lsp_agent.agent.calling_tests import calling_tests
+
+    deep = "from report import total_stock\n\n\ndef test_total_stock():\n"
+    deep += "    assert total_stock([]) == " + "1" + "+1" * 60_000 + "\n"
+    files = {**FIXTURE_FILES, "tests/test_report.py": deep}
+    ws = workspace(tmp_path, files)
+    wrong = REPORT.replace("item.count", "item.count + 1")
+    assert missed_tests(stored(wrong, Check()), ws) == []
+    assert calling_tests(["total_stock"], ws, ws.list_files()) == []
+    deep_code = REPORT + "\n\nX = " + "1" + "+1" * 60_000 + "\n"
+    assert missed_tests(stored(deep_code, Check()), workspace(tmp_path / "b")) == []

@@ -6,7 +6,11 @@ local sandbox (real pytest) behind the real tools."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from safety.approvals import Outcome, Status
 from sandbox.config import SandboxConfig
@@ -15,6 +19,7 @@ from tests.conftest import git_init
 from tests.repo_samples import write
 from tests.tool_context import tool_context
 from tools.approval_gate import ApprovalAsk
+from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ApplyPatch, ProposePatch
 from tools.workspace import DiskWorkspace
@@ -37,10 +42,20 @@ class Approve:
         return Outcome("t", Status.APPROVED, by="test")
 
 
-def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: Path) -> None:
-    """The failing test does not call what the patch changes (a docstring task in a repository
-    with a broken test): refused once, applied when asked again."""
-    calc = CALC + "\n\ndef mul(a, b):\n    return a * b\n"
+@dataclass
+class Session:
+    """The real patch tools on a `sub_repo`, with a local sandbox (`patch_session`)."""
+
+    repo: Path
+    approvals: Approve
+    context: ToolContext
+    propose: InstrumentedTool
+    apply: InstrumentedTool
+
+
+@contextmanager
+def patch_session(tmp_path: Path, calc: str, task_names: tuple[str, ...] = ()) -> Iterator[Session]:
+    """propose_patch and apply_patch on a `sub_repo` of `calc`, checked in a local sandbox."""
     repo = sub_repo(tmp_path, calc)
     approvals = Approve()
     config = SandboxConfig(backend="local", timeout_s=120)
@@ -48,9 +63,31 @@ def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: 
         context = tool_context(
             DiskWorkspace(repo), approvals=approvals, sandbox_factory=lambda: box
         )
+        context.task_names = task_names
         propose = InstrumentedTool(ProposePatch(context), context)
         apply = InstrumentedTool(ApplyPatch(context), context)
-        proposed = json.loads(propose(path="calc.py", old="a * b", new="b * a"))
+        yield Session(repo, approvals, context, propose, apply)
+
+
+def applied_twice(
+    tmp_path: Path, calc: str, old: str, new: str, task_names: tuple[str, ...] = ()
+) -> tuple[list[dict[str, Any]], Session]:
+    """Propose `old` -> `new` in a `patch_session` and call apply_patch on it twice: the
+    two refusals as JSON, and the session."""
+    with patch_session(tmp_path, calc, task_names) as session:
+        session.propose(path="calc.py", old=old, new=new)
+        replies = [str(session.apply(patch_id="p1")) for _ in range(2)]
+    refusals = [json.loads(reply.split("\n\n[warning]")[0]) for reply in replies]
+    return refusals, session
+
+
+def test_a_no_fix_is_refused_once_before_anyone_is_asked_then_applied(tmp_path: Path) -> None:
+    """The failing test does not call what the patch changes (a docstring task in a repository
+    with a broken test): refused once, applied when asked again."""
+    calc = CALC + "\n\ndef mul(a, b):\n    return a * b\n"
+    with patch_session(tmp_path, calc) as session:
+        repo, approvals, apply = session.repo, session.approvals, session.apply
+        proposed = json.loads(session.propose(path="calc.py", old="a * b", new="b * a"))
         assert "fixes none of the 1 failing tests" in json.dumps(proposed)
         refused = json.loads(apply(patch_id="p1"))
         assert refused["error"] == "invalid_argument", refused
@@ -73,19 +110,8 @@ def test_a_change_to_what_the_failing_test_calls_that_fixes_nothing_is_never_app
     """Asked again, Qwen2.5-Coder-1.5B had its no-fix change to total_stock() applied and
     wrote the next one on top of it (L8 in-process): a no-fix patch to a definition a
     still-failing test calls is refused every time, before anyone is asked."""
-    repo = sub_repo(tmp_path, CALC)
-    approvals = Approve()
-    config = SandboxConfig(backend="local", timeout_s=120)
-    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
-        context = tool_context(
-            DiskWorkspace(repo), approvals=approvals, sandbox_factory=lambda: box
-        )
-        propose = InstrumentedTool(ProposePatch(context), context)
-        apply = InstrumentedTool(ApplyPatch(context), context)
-        propose(path="calc.py", old="a + b", new="b + a")
-        replies = [str(apply(patch_id="p1")) for _ in range(2)]
-    for reply in replies:
-        refused = json.loads(reply.split("\n\n[warning]")[0])
+    refusals, session = applied_twice(tmp_path, CALC, "a + b", "b + a")
+    for refused in refusals:
         assert refused["error"] == "invalid_argument", refused
         assert refused["message"] == (
             "p1 was not applied: test_sub calls sub(), which p1 changes, and test_sub fails as "
@@ -94,8 +120,8 @@ def test_a_change_to_what_the_failing_test_calls_that_fixes_nothing_is_never_app
         assert refused["recovery_suggestion"].startswith(
             'Propose a different change: propose_patch(path="calc.py", '
         )
-    assert (repo / "calc.py").read_text() == CALC and approvals.asked == []
-    assert context.patches.get("p1").status == "proposed"
+    assert (session.repo / "calc.py").read_text() == CALC and session.approvals.asked == []
+    assert session.context.patches.get("p1").status == "proposed"
 
 
 def test_a_definition_written_again_with_its_bug_is_told_it_changes_no_code(
@@ -104,13 +130,9 @@ def test_a_definition_written_again_with_its_bug_is_told_it_changes_no_code(
     """Through llama-server Qwen2.5-Coder-1.5B wrote average() again for its def line, bug
     kept and docstring left out, and applied it (L6): the reply says it changes no code."""
     buggy = 'def sub(a, b):\n    """a minus b."""\n    return a + b\n'
-    repo = sub_repo(tmp_path, buggy)
-    config = SandboxConfig(backend="local", timeout_s=120)
-    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
-        context = tool_context(DiskWorkspace(repo), sandbox_factory=lambda: box)
-        propose = InstrumentedTool(ProposePatch(context), context)
-        again = "def sub(a, b): return a + b"
-        proposed = json.loads(propose(path="calc.py", old="def sub(a, b):", new=again))
+    again = "def sub(a, b): return a + b"
+    with patch_session(tmp_path, buggy) as session:
+        proposed = json.loads(session.propose(path="calc.py", old="def sub(a, b):", new=again))
     assert "fixes none of the 1 failing tests" in proposed["next"], proposed
     assert "p1 changes no code: sub() in calc.py is the same code as before" in proposed["next"]
     assert "The wrong line is one of these: `return a + b`." in proposed["next"]
@@ -121,18 +143,8 @@ def test_a_definition_written_again_with_its_bug_is_never_applied(tmp_path: Path
     a patch on its last step all the same (L6): one that changes no code and fixes none of
     the failing tests is refused every time, with the lines to change instead."""
     buggy = 'def sub(a, b):\n    """a minus b."""\n    return a + b\n'
-    repo = sub_repo(tmp_path, buggy)
-    approvals = Approve()
-    config = SandboxConfig(backend="local", timeout_s=120)
-    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
-        context = tool_context(
-            DiskWorkspace(repo), approvals=approvals, sandbox_factory=lambda: box
-        )
-        propose = InstrumentedTool(ProposePatch(context), context)
-        apply = InstrumentedTool(ApplyPatch(context), context)
-        propose(path="calc.py", old="def sub(a, b):", new="def sub(a, b): return a + b")
-        replies = [str(apply(patch_id="p1")) for _ in range(2)]
-    refusals = [json.loads(reply.split("\n\n[warning]")[0]) for reply in replies]
+    again = "def sub(a, b): return a + b"
+    refusals, session = applied_twice(tmp_path, buggy, "def sub(a, b):", again)
     for refused in refusals:
         assert refused["error"] == "invalid_argument", refused
         assert refused["message"] == (
@@ -141,8 +153,8 @@ def test_a_definition_written_again_with_its_bug_is_never_applied(tmp_path: Path
         )
         assert "The wrong line is one of these: `return a + b`." in refused["recovery_suggestion"]
         assert "apply_patch" not in refused["recovery_suggestion"]
-    assert (repo / "calc.py").read_text() == buggy and approvals.asked == []
-    assert context.patches.get("p1").status == "proposed"
+    assert (session.repo / "calc.py").read_text() == buggy and session.approvals.asked == []
+    assert session.context.patches.get("p1").status == "proposed"
 
 
 def test_a_change_elsewhere_while_the_task_s_failing_test_fails_is_never_applied(
@@ -152,22 +164,11 @@ def test_a_change_elsewhere_while_the_task_s_failing_test_fails_is_never_applied
     had it applied (L6 in-process): while a test that calls a name the task mentions fails
     as before, a no-fix patch is refused every time."""
     calc = CALC + "\n\ndef mul(a, b):\n    return a * b\n"
-    repo = sub_repo(tmp_path, calc)
-    approvals = Approve()
-    config = SandboxConfig(backend="local", timeout_s=120)
-    with LocalSandbox(repo, config, approve=lambda argv, question: True) as box:
-        context = tool_context(
-            DiskWorkspace(repo), approvals=approvals, sandbox_factory=lambda: box
-        )
-        context.task_names = ("sub", "calc.py")  # "sub() in calc.py is wrong. Fix it."
-        propose = InstrumentedTool(ProposePatch(context), context)
-        apply = InstrumentedTool(ApplyPatch(context), context)
-        propose(path="calc.py", old="a * b", new="b * a")
-        replies = [str(apply(patch_id="p1")) for _ in range(2)]
-    for reply in replies:
-        refused = json.loads(reply.split("\n\n[warning]")[0])
+    names = ("sub", "calc.py")  # "sub() in calc.py is wrong. Fix it."
+    refusals, session = applied_twice(tmp_path, calc, "a * b", "b * a", names)
+    for refused in refusals:
         assert refused["message"] == (
             "p1 was not applied: test_sub calls sub(), which the task names, and test_sub "
             "fails as before: applied, p1 would leave the bug test_sub finds."
         ), refused
-    assert (repo / "calc.py").read_text() == calc and approvals.asked == []
+    assert (session.repo / "calc.py").read_text() == calc and session.approvals.asked == []

@@ -28,8 +28,9 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from tools.patches.model import FilePatch
-from tools.patches.same_code import idle_patch
+from tools.patches.same_code import idle_patch, take_out_docstrings
 from tools.patches.store import StoredPatch, fixes_none
+from tools.patches.whole_function import walk_definitions
 from tools.test_failures import called_names, is_test_support
 from tools.workspace import Workspace, read_text_within
 
@@ -101,25 +102,13 @@ def _changed_definitions(patch: FilePatch) -> set[str]:
 def _functions(text: str) -> dict[str, str]:
     """Qualified name -> the dump of its code without docstrings, for every function and
     method of `text` (a docstring asked for while the function's test fails is no miss)."""
-    found: dict[str, str] = {}
-
-    def walk(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, _Function | ast.ClassDef):
-                qualified = f"{prefix}{node.name}"
-                walk(node.body, f"{qualified}.")  # methods first: then drop the docstring
-                if isinstance(node, _Function):
-                    if _is_docstring(node.body[0]):
-                        node.body = node.body[1:]
-                    found[qualified] = ast.dump(node)
-
-    walk(ast.parse(text).body, "")
-    return found
-
-
-def _is_docstring(statement: ast.stmt) -> bool:
-    value = statement.value if isinstance(statement, ast.Expr) else None
-    return isinstance(value, ast.Constant) and isinstance(value.value, str)
+    tree = ast.parse(text)
+    take_out_docstrings(tree)
+    return {
+        qualified: ast.dump(node)
+        for qualified, node in walk_definitions(tree.body)
+        if isinstance(node, _Function)
+    }
 
 
 def _called_by(test_id: str, workspace: Workspace) -> set[str]:

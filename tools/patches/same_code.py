@@ -88,15 +88,15 @@ def _same_code(patch: FilePatch) -> bool:
         before, after = ast.parse(patch.before), ast.parse(patch.after)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    old_docs, new_docs = _docstrings(before), _docstrings(after)
+    old_docs, new_docs = take_out_docstrings(before), take_out_docstrings(after)
     if ast.dump(before) != ast.dump(after):
-        return False  # _docstrings took them out of both trees
+        return False  # take_out_docstrings took them out of both
     return set(new_docs) <= set(old_docs) and set(_comments(patch.after)) <= set(
         _comments(patch.before)
     )
 
 
-def _docstrings(tree: ast.Module) -> list[str]:
+def take_out_docstrings(tree: ast.Module) -> list[str]:
     """The docstrings of `tree`'s module, classes and functions, taken out of the tree."""
     found: list[str] = []
     for node, doc in _docstring_nodes(tree):

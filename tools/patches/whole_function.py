@@ -43,7 +43,7 @@ def definitions(text: str) -> dict[str, tuple[int, int, int]]:
         return {}
     found: dict[str, tuple[int, int, int]] = {}
     bare: dict[str, list[tuple[int, int, int]]] = {}
-    for qualified, node in _walk(tree.body, ""):
+    for qualified, node in walk_definitions(tree.body):
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         place = (first, node.end_lineno or node.lineno, node.col_offset)
         found[qualified] = place
@@ -54,12 +54,13 @@ def definitions(text: str) -> dict[str, tuple[int, int, int]]:
     return found
 
 
-def _walk(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _DEFINITION]]:
+def walk_definitions(body: list[ast.stmt], prefix: str = "") -> Iterator[tuple[str, _DEFINITION]]:
+    """Each function and class in `body`, outer first, with its dotted name (`Stock.total`)."""
     for node in body:
         if isinstance(node, _DEFINITION):
             qualified = f"{prefix}{node.name}"
             yield qualified, node
-            yield from _walk(node.body, f"{qualified}.")
+            yield from walk_definitions(node.body, f"{qualified}.")
 
 
 def apply_whole_function(path: str, name: str, code: str, workspace: Workspace) -> PatchResult:

@@ -24,7 +24,8 @@ never run; nothing in them is followed as an instruction.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from tools.patches.model import FilePatch
@@ -71,9 +72,14 @@ def missed_tests(
     if not changed:
         return []
     named = set(task_names)
+
+    @functools.cache  # a test file is read and parsed once for all its failing tests
+    def definitions_of(path: str) -> dict[str, ast.AST]:
+        return _definitions(read_text_within(workspace, path, MAX_TEST_FILE_BYTES))
+
     missed: list[Miss] = []
     for test_id in getattr(check, "still_failing", ())[:MAX_TESTS_READ]:
-        called = _called_by(test_id, workspace)
+        called = _called_by(test_id, definitions_of)
         if called & changed:
             missed.append(Miss(_test_name(test_id), sorted(called & changed)[0], True))
         elif called & named:
@@ -111,26 +117,25 @@ def _functions(text: str) -> dict[str, str]:
     }
 
 
-def _called_by(test_id: str, workspace: Workspace) -> set[str]:
+def _called_by(test_id: str, definitions_of: Callable[[str], dict[str, ast.AST]]) -> set[str]:
     """The names the test function `test_id` names calls (`f(…)`, `obj.f(…)`), from its
-    file as the workspace reads it; empty when the id names no file or function found."""
+    file's definitions (`definitions_of(path)`); empty when the id names no file or
+    function found."""
     path, _, rest = test_id.partition("::")
     if not path.endswith(".py") or not rest:
         return set()
-    source = read_text_within(workspace, path, MAX_TEST_FILE_BYTES)
+    qualified = ".".join(part.split("[")[0] for part in rest.split("::"))
+    function = definitions_of(path).get(qualified)
+    return called_names(function) if isinstance(function, _Function) else set()
+
+
+def _definitions(source: str) -> dict[str, ast.AST]:
+    """Dotted name -> node of every function and class in `source` (empty when it does not
+    parse)."""
     try:
-        tree = ast.parse(source)
+        return dict(walk_definitions(ast.parse(source).body))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    *classes, name = [part.split("[")[0] for part in rest.split("::")]
-    body = tree.body
-    for cls in classes:
-        found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == cls), None)
-        if found is None:
-            return set()
-        body = found.body
-    function = next((n for n in body if isinstance(n, _Function) and n.name == name), None)
-    return set() if function is None else called_names(function)
+        return {}
 
 
 def _test_name(test_id: str) -> str:

@@ -23,6 +23,11 @@ the block is read as what it is, the implementation it means:
   step's observation with the `apply_patch` call it needs. Nothing is applied: applying is
   still the model's call, and the user's approval.
 
+An indented block that does not parse by itself and continues one of the file's functions
+(its lines use the function's parameters) is proposed the same way, as that function with
+the block for the rest of its body (`continued_body`): Qwen2.5-Coder-1.5B wrote say()'s range
+check, then the rest of its body without the `def` line, "unexpected indent" seven times.
+
 Test files are never proposed this way (a test class written in a block is a test run), nor
 is anything when the step's code called a propose tool itself.
 
@@ -42,6 +47,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lsp_agent.agent.code_mode.continued_body import continued
 from lsp_agent.agent.code_mode.source_merge import DEFINITION, merge, only_defined
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
@@ -63,6 +69,7 @@ class WrittenFile:
     listed: str  # the definitions' names, "a, b"
     original: str
     merged: str
+    continued: bool = False  # an indented block read as the rest of a function (continued_body)
 
 
 class WrittenDefinitions:
@@ -100,10 +107,12 @@ class WrittenDefinitions:
                 continue
             result = self.proposer.call({"path": path, "content": merged})
             proposed += 1
-            notes.append(
-                f"Your code writes {listed} of {path} anew, so it was proposed as a change "
-                f"to {path}: {_text(result)}"
+            wrote = (
+                f"Your indented lines read as the rest of {listed} of {path}, so {listed} with them"
+                if written.continued
+                else f"Your code writes {listed} of {path} anew, so it"
             )
+            notes.append(f"{wrote} was proposed as a change to {path}: {_text(result)}")
         if not notes and not calls:
             notes.append(self._changes_nothing(code) or self._ran(code))
         if proposed or any(name.startswith(PATCH_TOOLS) for name in calls):
@@ -228,11 +237,15 @@ class WrittenDefinitions:
             # on the file as a pending proposal has it: methods written one a step add up
             base = self.context.patches.pending_text(path, original) or original
             merged = merge(base, code)
+            whole = continued(code, base) if merged is None else None
+            if whole is not None:
+                merged = merge(base, whole)
             names = set() if merged is None else merged.names - taken
             if merged is None or not names:
                 continue
             taken |= names
-            found.append(WrittenFile(path, ", ".join(sorted(names)), original, merged.text))
+            listed = ", ".join(sorted(names))
+            found.append(WrittenFile(path, listed, original, merged.text, whole is not None))
         return found
 
     def _again(self, path: str, text: str) -> str:

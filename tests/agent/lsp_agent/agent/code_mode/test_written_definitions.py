@@ -248,3 +248,28 @@ def test_the_same_block_calling_no_tool_again_and_again_is_warned_then_stopped(
     assert notes[3].startswith("\n\n[stop] Stopping the run"), notes[3]
     assert context.state.stopped
     assert written("print(1)", ["read_file"]) == ("", [])  # a block calling a tool: its call
+
+
+def test_indented_lines_that_continue_a_function_propose_it_whole(tmp_path: Path) -> None:
+    # say: the range check written, then the rest of the body without its `def` line,
+    # "SyntaxError: unexpected indent" seven steps in a row and nothing proposed
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say.py", "say_test.py")
+    written = WrittenDefinitions(context)
+    written("def say(number):\n    if number < 0:\n        raise ValueError('no')\n", [])
+    rest = "    if number == 1:\n        return 'one'\n    return 'many'"
+    note, calls = written(rest, [])
+    assert calls == ["propose_file"]
+    assert note.startswith(
+        "Your indented lines read as the rest of say of say.py, so say with them was proposed"
+    )
+    p2 = context.patches.all()[-1]
+    after = {f.path: f.after for f in p2.result.files}["say.py"]
+    assert after is not None
+    namespace: dict[str, object] = {}
+    exec(compile(after, "say.py", "exec"), namespace)
+    assert namespace["say"](1) == "one"  # type: ignore[operator]
+    assert "raise ValueError('no')" in after and "class Speaker:" in after
+    assert (tmp_path / "say.py").read_text(encoding="utf-8") == STUB  # nothing applied
+    again, calls = written(rest, [])  # the same lines once more: nothing new
+    assert calls == [] and "as p2 already proposes it" in again

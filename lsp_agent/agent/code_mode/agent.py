@@ -170,6 +170,7 @@ class CodeMode:
             stop_reason=lambda: _stop_reason(context, run.cancel),
             after_step=self.written,
             tool_defined=self.written.tool_defined,
+            write_instead=self.written.write_instead,
         )
         return CodeStepMonitor(
             context, budget, run.progress, run.cancel, run.max_steps, executor=self.executor

@@ -25,6 +25,7 @@ from typing import Any
 from smolagents.local_python_executor import CodeOutput, PythonExecutor
 from smolagents.tools import Tool
 
+from lsp_agent.agent.code_mode.block_text import block_code
 from lsp_agent.agent.observations import is_error_observation
 from safety.secret_redaction import redact_secrets
 from safety.truncation import truncate_output
@@ -58,6 +59,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
             [],
         ),
         tool_defined: Callable[[str], str] = lambda name: "",
+        write_instead: Callable[[], str] = lambda: "",
         max_calls_per_step: int = MAX_CALLS_PER_STEP,
         max_calls_per_job: int = MAX_CALLS_PER_JOB,
     ) -> None:
@@ -69,6 +71,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         self.stop_reason = stop_reason
         self.after_step = after_step
         self.tool_defined = tool_defined  # what to add when a block defining a tool is refused
+        self.write_instead = write_instead  # what writes the task's code, when a block cannot
         self.max_chars = max_chars
         self.max_lines = max_lines
         self.tools: dict[str, Tool] = {}
@@ -91,6 +94,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
 
     def __call__(self, code_action: str) -> CodeOutput:
         self.step_calls = 0
+        code_action = self._meant(code_action)
         hidden = self._defined_tools(code_action)
         if hidden:
             raise CodeStepError(hidden)
@@ -112,6 +116,16 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         self.state["_print_outputs"] = logs
         output = None if outcome.output is None else self._bounded(outcome.output)
         return CodeOutput(output=output, logs=logs, is_final_answer=outcome.final)
+
+    def _meant(self, code: str) -> str:
+        """The code the block means (`block_text.block_code`); a block of nothing but a
+        thought is the step's error, counted by the loop guard like any block."""
+        meant = block_code(code)
+        if meant.strip() or not code.strip():
+            return meant
+        self.last_calls = []
+        added, _ = self.after_step(code, [])
+        raise CodeStepError(_joined(ONLY_A_THOUGHT, self.write_instead(), added))
 
     def _defined_tools(self, code: str) -> str:
         """Why the step's code must not run when it defines a function named as a tool ("" when
@@ -218,6 +232,10 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         return bounded
 
 
+ONLY_A_THOUGHT = (
+    "Your block holds only a thought, no Python, so nothing ran. Write the thought before "
+    "the ```python line and only code in the block."
+)
 NO_REPOSITORY = (
     "The code runs in a sandbox without the repository's files, so open() and os find none "
     'of them: read a file with print(read_file(path="...")), and change one by writing its '

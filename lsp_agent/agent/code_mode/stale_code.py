@@ -21,6 +21,7 @@ from typing import Any
 from smolagents.models import ChatMessage
 from smolagents.utils import parse_code_blobs
 
+from lsp_agent.agent.code_mode.block_text import block_code
 from lsp_agent.agent.code_mode.executor import FINAL_ANSWER
 from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
 from lsp_agent.agent.stale_calls import written_already
@@ -41,7 +42,7 @@ def stale_code(
     if text and not text.strip().endswith(tags[1]):
         text += tags[1]  # as the agent closes a block cut at its stop sequence
     try:
-        code = parse_code_blobs(text, tags)
+        code = block_code(parse_code_blobs(text, tags))  # what the executor runs
     except ValueError:
         return None
     same = previous is not None and code.strip() == previous.strip()

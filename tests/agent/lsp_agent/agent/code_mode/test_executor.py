@@ -249,3 +249,48 @@ def test_a_call_of_a_tool_that_does_not_exist_is_told_the_tools_there_are(
     with pytest.raises(CodeStepError) as raised:
         executor("print(total)")  # a variable, not a call: no list of tools
     assert str(raised.value) == "NameError: name 'total' is not defined"
+
+
+def test_a_block_of_only_a_thought_is_told_so_and_counts_for_the_loop_guard(
+    tmp_path: Path,
+) -> None:
+    # bank-account: "```python\nthought: I need to modify BankAccount …\n```", six steps of
+    # "SyntaxError: invalid syntax (line 1 of your code)"
+    import pytest
+
+    from lsp_agent.agent.code_mode.executor import ONLY_A_THOUGHT
+    from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
+    from sandbox.code.session import StepOutcome
+
+    (tmp_path / "bank.py").write_text("class Bank:\n    pass\n", encoding="utf-8")
+    context = tool_context(DiskWorkspace(tmp_path))
+    context.task_files = ("bank.py",)
+    written = WrittenDefinitions(context)
+    executor = SandboxedPythonExecutor(
+        CodeSession(never_started),  # type: ignore[arg-type]
+        max_chars=3000,
+        max_lines=150,
+        after_step=written,
+        write_instead=written.write_instead,
+    )
+    executor.send_tools({tool.name: tool for tool in build_tools(context)})
+    ran: list[str] = []
+
+    def recording(code: str, serve: object) -> StepOutcome:
+        ran.append(code)
+        return StepOutcome()
+
+    executor.session.run_step = recording  # type: ignore[method-assign,assignment]
+    messages = []
+    for _ in range(4):
+        with pytest.raises(CodeStepError) as raised:
+            executor("thought: I need to modify Bank to add checks.")
+        messages.append(str(raised.value))
+    assert ran == []  # nothing ran
+    assert messages[0] == (
+        f"{ONLY_A_THOUGHT}\nTo change bank.py, write the whole of Bank in a block: it is "
+        "proposed as a change to bank.py."
+    )
+    assert "[warning]" in messages[2] and "[stop]" in messages[3], messages
+    executor("thought: the class\n```python\nx = 1\n")  # opened again: the code after runs
+    assert ran == ["x = 1"]

@@ -45,7 +45,7 @@ def stale_code(
         code = block_code(parse_code_blobs(text, tags))  # what the executor runs
     except ValueError:
         return None
-    same = previous is not None and code.strip() == previous.strip()
+    same = previous is not None and code.strip() == block_code(previous).strip()
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

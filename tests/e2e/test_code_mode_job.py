@@ -172,3 +172,37 @@ def test_a_block_that_writes_the_task_s_function_is_proposed_then_applied(tmp_re
     assert "applied: p1 (pkg/calc.py)" in model.calls[2].text()
     assert (tmp_repo / "pkg" / "calc.py").read_text().endswith("return b + a\n")
     assert result.tools_used[:2] == ["propose_file", "apply_patch"], result.tools_used
+
+
+def test_indented_lines_and_a_thought_only_block_on_the_real_container(tmp_path, sandbox_image):
+    """say (Exercism): the rest of say()'s body sent without its `def` line is proposed as
+    say() whole, though run alone it is a SyntaxError in the container; a block holding only
+    `thought: …` is told so instead of "invalid syntax"; nothing is written until apply."""
+    from lsp_agent.agent.code_mode.executor import ONLY_A_THOUGHT
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    stub = 'def say(number):\n    if number < 0:\n        raise ValueError("no")\n'
+    (repo / "say.py").write_text(stub, encoding="utf-8")
+    (repo / "say_test.py").write_text(
+        "import unittest\nfrom say import say\n\n\nclass SayTest(unittest.TestCase):\n"
+        "    def test_one(self):\n        self.assertEqual(say(1), 'one')\n",
+        encoding="utf-8",
+    )
+    rest = {
+        "text": "Thought: the rest.\n```python\n    if number == 1:\n        return 'one'\n"
+        "    return 'many'\n```"
+    }
+    thought = {"text": "Thought: now apply.\n```python\nthought: I need to apply the patch.\n```"}
+    apply = code_turn('print(apply_patch(patch_id="p1"))')
+    model = ScriptedModel([rest, thought, apply, FINAL])
+    result = run_job(disk_job("Implement say() in say.py.", repo, SETTINGS, model=model))
+    assert result.status == "answered", result
+    told = model.calls[1].text()
+    assert "Your indented lines read as the rest of say of say.py" in told, told[-1500:]
+    assert "SyntaxError" in told  # the block's own run, told beside the proposal
+    assert ONLY_A_THOUGHT in model.calls[2].text(), model.calls[2].text()[-1500:]
+    assert (repo / "say.py").read_text(encoding="utf-8") == stub + (
+        "    if number == 1:\n        return 'one'\n    return 'many'\n"
+    )
+    assert result.tools_used[:2] == ["propose_file", "apply_patch"], result.tools_used

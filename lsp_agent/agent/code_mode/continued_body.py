@@ -16,8 +16,9 @@ and that of the statements after it (the body, or its end, written again: the sa
 sent twice do not make the function twice as long). A body's trailing placeholder (`pass`,
 `...`, `raise NotImplementedError`) is dropped first. A method comes back dedented to the top
 level (`def guess(self, char): …`), which `merge` puts into its class. Nothing else is
-guessed: a block that parses, is not indented, uses none of a function's parameters, or does
-not parse once put in place gives None.
+guessed: a block that parses, is not indented (its first line aside: smolagents strips a
+block, so that line is taken to be indented as the least of the others), uses none of a
+function's parameters, or does not parse once put in place gives None.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ _PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 def continued(block: str, source: str) -> str | None:
     """The function of `source` that the indented `block` continues, with it (module doc);
     None when the block is no such continuation."""
-    if not _indented(block) or _parses(block):
+    if _parses(block):
+        return None
+    block = _first_line_restored(block)
+    if not _indented(block):
         return None
     body_text = textwrap.dedent(block).strip("\n")
     try:
@@ -47,6 +51,18 @@ def continued(block: str, source: str) -> str | None:
         return None  # no function, or a one-line `def f(x): pass` (no body lines to extend)
     whole = _joined(source.splitlines(), function, body_text, body_tree)
     return whole if _parses(whole) else None
+
+
+def _first_line_restored(block: str) -> str:
+    """The block with its first line indented as its other lines are at least, when it is
+    not and they are: smolagents strips a block's text, and the first line of an indented
+    block comes without its indentation (`if number < 20:` above `        return …`)."""
+    lines = block.strip("\n").splitlines()
+    if not lines or lines[0][:1] in (" ", "\t"):
+        return block
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    least = min(indents, default=0)
+    return "\n".join([" " * least + lines[0], *lines[1:]]) if least else block
 
 
 def _indented(block: str) -> bool:

@@ -28,6 +28,14 @@ def test_the_rest_of_a_body_follows_what_the_function_has() -> None:
     )  # the placeholder comment is gone, other() is not written
 
 
+def test_the_first_line_stripped_by_the_agent_is_indented_as_the_rest() -> None:
+    # smolagents strips the block: "# numbers below 20\n    if number < 20:" (say)
+    assert continued(REST.strip(), SAY) == continued(REST, SAY)
+    stripped = "if number == 1:\n        return 'one'\n    return 'many'"
+    whole = continued(stripped, SAY)
+    assert whole is not None and whole.endswith("        return 'one'\n    return 'many'\n")
+
+
 def test_a_body_written_again_from_its_start_replaces_the_body() -> None:
     again = (
         "    if number < 0 or number > 999999999999:\n        raise ValueError('no')\n"
@@ -62,7 +70,7 @@ def test_a_method_comes_back_at_the_top_level_for_its_class() -> None:
 def test_what_is_no_continuation_gives_none() -> None:
     assert continued("def say(number):\n    return 'x'\n", SAY) is None  # parses by itself
     assert continued("    return 1", SAY) is None  # uses no parameter
-    assert continued("if number < 20:\n  return 1\n    x", SAY) is None  # not indented
+    assert continued("if number < 20:\nreturn 1\n", SAY) is None  # not indented
     assert continued("    return (number", SAY) is None  # does not parse even placed
     assert continued(REST, "def say(number): pass\n") is None  # a one-line def
     assert continued(REST, "def say(:\n") is None  # the file does not parse

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -53,12 +54,13 @@ from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
 from tools.patch_tools import ProposeFile
 from tools.patches import StoredPatch, next_step, still_failing
-from tools.test_failures import is_test_support
+from tools.test_failures import failures, is_test_support
 from tools.workspace import NotTextError
 
 PATCH_TOOLS = ("propose", "apply_patch")  # calls after which a patch may leave failures
 DEFINING_A_TOOL = "a block defining a tool"  # as the loop guard names such a step
 RAN_CODE = "a code block"  # a block that calls no tool and writes no task code
+MAX_FAILURES_READ = 3  # failing tests whose statements name the constants to write
 
 
 @dataclass(frozen=True)
@@ -130,12 +132,32 @@ class WrittenDefinitions:
             return ""
         path = next((f for f in latest.files if f.endswith(".py")), None)
         defined = self._top_level(path) if path is not None else []
-        if not defined:
+        if path is None or not defined:
             return ""
+        tested = self._tested_constants(path, latest.check)
+        values = f", with {', '.join(tested)} too (the failing tests use them)" if tested else ""
         return (
             f"To change {path} again, write the whole of {', '.join(defined[:3])} anew in one "
-            "block, with every part the failing tests use: it is proposed as a change."
+            f"block{values}, with every part the failing tests use: it is proposed as a change."
         )
+
+    def _tested_constants(self, path: str, check: object) -> list[str]:
+        """The names `path` assigns at the top level that the first failing tests' statements
+        use: sublist's one failing test was `len(set([SUBLIST, SUPERLIST, EQUAL, UNEQUAL]))
+        == 4`, the stub's four constants all None; told to write the whole of sublist,
+        Qwen2.5-Coder-1.5B wrote the function again and again, never the constants."""
+        tree = self._tree(path)
+        shown = " ".join(failures(str(getattr(check, "output", "")), MAX_FAILURES_READ))
+        if tree is None or not shown:
+            return []
+        assigned = [
+            target.id
+            for node in tree.body
+            if isinstance(node, ast.Assign | ast.AnnAssign)
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        ]
+        return [name for name in dict.fromkeys(assigned) if re.search(rf"\b{name}\b", shown)]
 
     def _changes_nothing(self, code: str) -> str:
         """What to tell of a block that only defines names and writes no task file's code

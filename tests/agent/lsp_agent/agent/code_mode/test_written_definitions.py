@@ -273,3 +273,33 @@ def test_indented_lines_that_continue_a_function_propose_it_whole(tmp_path: Path
     assert (tmp_path / "say.py").read_text(encoding="utf-8") == STUB  # nothing applied
     again, calls = written(rest, [])  # the same lines once more: nothing new
     assert calls == [] and "as p2 already proposes it" in again
+
+
+def test_the_constants_a_failing_test_uses_are_named_with_what_to_write(tmp_path: Path) -> None:
+    # sublist: its one failing test compared the stub's four constants, all None
+    from sandbox.protocol import PatchCheck
+    from tools.patches import apply_whole_file
+
+    stub = "SUBLIST = None\nEQUAL = None\nOTHER = 3\n\n\ndef sublist(a, b):\n    pass\n"
+    (tmp_path / "sublist.py").write_text(stub, encoding="utf-8")
+    context = tool_context(DiskWorkspace(tmp_path))
+    context.task_files = ("sublist.py",)
+    result = apply_whole_file(
+        "sublist.py", stub.replace("pass", "return EQUAL"), context.workspace, 200
+    )
+    output = (
+        "_____ SublistTest.test_unique_return_values _____\n\n"
+        "    def test_unique_return_values(self):\n"
+        ">       self.assertEqual(len(set([SUBLIST, EQUAL])), 2)\n"
+        "E       AssertionError: 1 != 2\n\nsublist_test.py:9: AssertionError\n"
+    )
+    failing = ("sublist_test.py::SublistTest::test_unique_return_values",)
+    check = PatchCheck(True, True, output, 0.1, still_failing=failing)
+    patch = context.patches.add(result.diff, result, check)
+    context.patches.set_status(patch.id, "applied")
+    note, _ = WrittenDefinitions(context)('print(apply_patch(patch_id="p1"))', ["apply_patch"])
+    assert note == (
+        "To change sublist.py again, write the whole of sublist anew in one block, with "
+        "SUBLIST, EQUAL too (the failing tests use them), with every part the failing tests "
+        "use: it is proposed as a change."
+    )

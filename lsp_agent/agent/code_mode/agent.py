@@ -32,7 +32,7 @@ from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.observations import summarize_observation
 from lsp_agent.agent.planning import PlanReplyLimitMixin
-from lsp_agent.agent.steps import StepMonitor, job_notes
+from lsp_agent.agent.steps import StepMonitor, asks_for_change, job_notes
 from lsp_agent.models.robust import RobustModel
 from lsp_agent.models.robust.fresh import DecodesAgain
 from sandbox.code import CodeSession
@@ -162,7 +162,7 @@ class CodeMode:
     def monitor(self, run: Any, budget: ContextBudget) -> StepMonitor:
         context = run.context
         self.session.cancel = run.cancel
-        self.written = WrittenDefinitions(context)
+        self.written = WrittenDefinitions(context, change_task=asks_for_change(run.task))
         self.executor = SandboxedPythonExecutor(
             self.session,
             max_chars=context.limits.max_output_chars,

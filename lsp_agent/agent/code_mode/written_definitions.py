@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lsp_agent.agent.code_mode.continued_body import continued
+from lsp_agent.agent.code_mode.reading_steps import reading_note
 from lsp_agent.agent.code_mode.source_merge import DEFINITION, merge, only_defined
 from tools.base import ToolContext
 from tools.instrumented import InstrumentedTool
@@ -77,8 +78,9 @@ class WrittenFile:
 class WrittenDefinitions:
     """Turns a code step's definitions of a task file's code into a proposal (module doc)."""
 
-    def __init__(self, context: ToolContext) -> None:
+    def __init__(self, context: ToolContext, *, change_task: bool = False) -> None:
         self.context = context
+        self.change_task = change_task  # the task asks for a change (`reading_steps`)
         self.proposer = InstrumentedTool(ProposeFile(context), context)
 
     def candidates(self) -> list[str]:
@@ -117,6 +119,8 @@ class WrittenDefinitions:
             notes.append(f"{wrote} was proposed as a change to {path}: {_text(result)}")
         if not notes and not calls:
             notes.append(self._changes_nothing(code) or self._ran(code))
+        if self.change_task and not notes:
+            notes.append(reading_note(self.context, calls, self.write_instead()))
         if proposed or any(name.startswith(PATCH_TOOLS) for name in calls):
             notes.append(self._write_whole())
         return "\n".join(note for note in notes if note), [self.proposer.name] * proposed

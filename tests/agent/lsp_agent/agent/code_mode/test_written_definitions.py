@@ -303,3 +303,26 @@ def test_the_constants_a_failing_test_uses_are_named_with_what_to_write(tmp_path
         "SUBLIST, EQUAL too (the failing tests use them), with every part the failing tests "
         "use: it is proposed as a change."
     )
+
+
+def test_a_change_task_that_only_reads_is_told_what_writes_the_code(tmp_path: Path) -> None:
+    # grade-school: the test file's last lines read again and again, nothing proposed
+    context = tool_context(DiskWorkspace(repo(tmp_path)))
+    context.task_files = ("say.py", "say_test.py")
+    written = WrittenDefinitions(context, change_task=True)
+    question = WrittenDefinitions(context)  # a task that asks for no change
+    reads = []
+    for step in range(1, 4):
+        context.state.begin_step()
+        context.state.record("read_file", {"path": "say_test.py", "start_line": step})
+        reads.append(written("print(read_file(path='say_test.py'))", ["read_file"])[0])
+    assert reads[0] == ""  # one step of reading is reading
+    assert reads[1] == (
+        "You have read for 2 steps and proposed nothing yet. To change say.py, write the whole "
+        "of say, Speaker in a block: it is proposed as a change to say.py."
+    )
+    assert reads[2].startswith("You have read for 3 steps")
+    assert question("print(read_file(path='say_test.py'))", ["read_file"])[0] == ""
+    assert written("print(run_tests())", ["run_tests"])[0] == ""  # not only reads
+    written(BLOCK, [])  # a proposal: from now on reading is not nagged
+    assert written("print(read_file(path='say.py'))", ["read_file"])[0] == ""

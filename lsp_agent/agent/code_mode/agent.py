@@ -171,6 +171,7 @@ class CodeMode:
             after_step=self.written,
             tool_defined=self.written.tool_defined,
             write_instead=self.written.write_instead,
+            workspace_file=context.workspace.exists,
         )
         return CodeStepMonitor(
             context, budget, run.progress, run.cancel, run.max_steps, executor=self.executor

@@ -37,6 +37,7 @@ FINAL_ANSWER = "final_answer"  # defined by the runner itself: it ends the step
 MAX_CALLS_PER_STEP = 40
 MAX_CALLS_PER_JOB = 200
 _NAME_ERROR = re.compile(r"NameError: name '(\w+)' is not defined")
+_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 
 
 class CodeStepError(Exception):
@@ -60,6 +61,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         ),
         tool_defined: Callable[[str], str] = lambda name: "",
         write_instead: Callable[[], str] = lambda: "",
+        workspace_file: Callable[[str], bool] = lambda path: False,
         max_calls_per_step: int = MAX_CALLS_PER_STEP,
         max_calls_per_job: int = MAX_CALLS_PER_JOB,
     ) -> None:
@@ -72,6 +74,7 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         self.after_step = after_step
         self.tool_defined = tool_defined  # what to add when a block defining a tool is refused
         self.write_instead = write_instead  # what writes the task's code, when a block cannot
+        self.workspace_file = workspace_file  # whether the repository has this file
         self.max_chars = max_chars
         self.max_lines = max_lines
         self.tools: dict[str, Tool] = {}
@@ -108,7 +111,11 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
         if outcome.error is not None and not calls:
             self.state["_print_outputs"] = logs
             error = self._bounded(outcome.error)
-            hints = _no_repository_hint(error), self._unknown_tool(error, code_action)
+            hints = (
+                _no_repository_hint(error),
+                self._repository_module(error),
+                self._unknown_tool(error, code_action),
+            )
             raise CodeStepError(_joined(error, *hints, added))
         if outcome.error is not None:  # the block's definitions were proposed: that counts
             logs = _joined(logs, _aside(self._bounded(outcome.error)))
@@ -153,6 +160,24 @@ class SandboxedPythonExecutor(PythonExecutor):  # type: ignore[misc]
             f"defined already, to be called, never written (print({call}))."
             + self.tool_defined(name)
         )
+
+    def _repository_module(self, error: str) -> str:
+        """REPOSITORY_IMPORT for a ModuleNotFoundError of one of the repository's modules
+        ("" for others): Qwen2.5-Coder-1.5B wrote the test class with `from pascals_triangle
+        import rows` and `unittest.main()` into its block, three steps of "No module named
+        'pascals_triangle'" until the time limit (pascals-triangle)."""
+        match = _MISSING_MODULE.search(error)
+        if match is None:
+            return ""
+        parts = match[1].split(".")
+        if not all(parts):  # a relative name (`..x`) is no repository module
+            return ""
+        base = "/".join(parts)
+        try:
+            found = any(self.workspace_file(p) for p in (f"{base}.py", f"{base}/__init__.py"))
+        except (OSError, ValueError):  # a name the workspace refuses as a path
+            return ""
+        return REPOSITORY_IMPORT if found else ""
 
     def _unknown_tool(self, error: str, code: str) -> str:
         """For a NameError of a name the code calls, the tools there are ("" otherwise): with
@@ -240,6 +265,14 @@ NO_REPOSITORY = (
     "The code runs in a sandbox without the repository's files, so open() and os find none "
     'of them: read a file with print(read_file(path="...")), and change one by writing its '
     "whole function or class in a block, or with propose_patch."
+)
+
+
+REPOSITORY_IMPORT = (
+    "The code runs in a sandbox without the repository's files, so import finds none of its "
+    "modules: run the tests with print(run_tests()), read a file with "
+    'print(read_file(path="...")), and change one by writing its whole function or class in '
+    "a block."
 )
 
 

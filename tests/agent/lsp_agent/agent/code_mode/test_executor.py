@@ -294,3 +294,35 @@ def test_a_block_of_only_a_thought_is_told_so_and_counts_for_the_loop_guard(
     assert "[warning]" in messages[2] and "[stop]" in messages[3], messages
     executor("thought: the class\n```python\nx = 1\n")  # opened again: the code after runs
     assert ran == ["x = 1"]
+
+
+def test_an_import_of_a_repository_module_says_how_to_run_its_tests(tmp_repo: Path) -> None:
+    # pascals-triangle: the test class and `from pascals_triangle import rows` in a block,
+    # "No module named 'pascals_triangle'" three steps in a row
+    import pytest
+
+    from lsp_agent.agent.code_mode.executor import REPOSITORY_IMPORT
+    from sandbox.code.session import StepOutcome
+
+    executor, context = executor_for(tmp_repo, [])
+    executor.workspace_file = context.workspace.exists
+    errors = iter(
+        [
+            "ModuleNotFoundError: No module named 'pkg.calc'",
+            "ModuleNotFoundError: No module named 'numpy'",
+            "ModuleNotFoundError: No module named '..calc'",
+        ]
+    )
+
+    def failing(code: str, serve: object) -> StepOutcome:
+        return StepOutcome(error=next(errors))
+
+    executor.session.run_step = failing  # type: ignore[method-assign,assignment]
+    with pytest.raises(CodeStepError) as raised:
+        executor("from pkg.calc import add")
+    assert str(raised.value).endswith("'pkg.calc'\n" + REPOSITORY_IMPORT)
+    assert "print(run_tests())" in REPOSITORY_IMPORT
+    for code in ("import numpy", "from ..calc import add"):  # not the repository's
+        with pytest.raises(CodeStepError) as raised:
+            executor(code)
+        assert REPOSITORY_IMPORT not in str(raised.value)

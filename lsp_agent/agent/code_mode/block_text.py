@@ -16,15 +16,16 @@ from __future__ import annotations
 import ast
 import re
 
-__all__ = ["block_code"]
+__all__ = ["PARSE_ERRORS", "block_code", "parses"]
 
 _OPENING_FENCE = re.compile(r"^\s*```[A-Za-z0-9_+-]*\s*$")
 _THOUGHT = re.compile(r"^\s*(?:thoughts?|thinking)\s*:", re.IGNORECASE)
+PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)  # text Python cannot take
 
 
 def block_code(code: str) -> str:
     """The code `code` means (module doc); `code` itself when it parses."""
-    if _parses(code):
+    if parses(code):
         return code
     lines = code.splitlines()
     fences = [number for number, line in enumerate(lines) if _fence(line)]
@@ -35,16 +36,17 @@ def block_code(code: str) -> str:
     rest = "\n".join(lines)
     if not rest.strip():
         return ""
-    return rest if _parses(rest) else code
+    return rest if parses(rest) else code
 
 
 def _fence(line: str) -> bool:
     return _OPENING_FENCE.match(line) is not None
 
 
-def _parses(code: str) -> bool:
+def parses(code: str) -> bool:
+    """Whether `code` is Python (repository or model text too deep for the parser is not)."""
     try:
         ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except PARSE_ERRORS:
         return False
     return True

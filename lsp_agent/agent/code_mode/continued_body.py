@@ -26,16 +26,17 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from lsp_agent.agent.code_mode.block_text import PARSE_ERRORS, parses
+
 __all__ = ["continued"]
 
 _FUNCTION = ast.FunctionDef | ast.AsyncFunctionDef
-_PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
 def continued(block: str, source: str) -> str | None:
     """The function of `source` that the indented `block` continues, with it (module doc);
     None when the block is no such continuation."""
-    if _parses(block):
+    if parses(block):
         return None
     block = _first_line_restored(block)
     if not _indented(block):
@@ -43,14 +44,14 @@ def continued(block: str, source: str) -> str | None:
     body_text = textwrap.dedent(block).strip("\n")
     try:
         body_tree, source_tree = ast.parse(body_text), ast.parse(source)
-    except _PARSE_ERRORS:
+    except PARSE_ERRORS:
         return None
     used = {node.id for node in ast.walk(body_tree) if isinstance(node, ast.Name)}
     function = _continued_function(_functions(source_tree), used)
     if function is None or function.body[0].lineno == function.lineno:
         return None  # no function, or a one-line `def f(x): pass` (no body lines to extend)
     whole = _joined(source.splitlines(), function, body_text, body_tree)
-    return whole if _parses(whole) else None
+    return whole if parses(whole) else None
 
 
 def _first_line_restored(block: str) -> str:
@@ -68,14 +69,6 @@ def _first_line_restored(block: str) -> str:
 def _indented(block: str) -> bool:
     first = next((line for line in block.splitlines() if line.strip()), "")
     return first[:1] in (" ", "\t")
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except _PARSE_ERRORS:
-        return False
-    return True
 
 
 def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

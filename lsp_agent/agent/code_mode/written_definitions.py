@@ -135,33 +135,16 @@ class WrittenDefinitions:
         if latest is None:
             return ""
         path = next((f for f in latest.files if f.endswith(".py")), None)
-        defined = self._top_level(path) if path is not None else []
-        if path is None or not defined:
+        tree = self._tree(path) if path is not None else None
+        defined = _definitions(tree)
+        if tree is None or not defined:
             return ""
-        tested = self._tested_constants(path, latest.check)
+        tested = _tested_constants(tree, latest.check)
         values = f", with {', '.join(tested)} too (the failing tests use them)" if tested else ""
         return (
             f"To change {path} again, write the whole of {', '.join(defined[:3])} anew in one "
             f"block{values}, with every part the failing tests use: it is proposed as a change."
         )
-
-    def _tested_constants(self, path: str, check: object) -> list[str]:
-        """The names `path` assigns at the top level that the first failing tests' statements
-        use: sublist's one failing test was `len(set([SUBLIST, SUPERLIST, EQUAL, UNEQUAL]))
-        == 4`, the stub's four constants all None; told to write the whole of sublist,
-        Qwen2.5-Coder-1.5B wrote the function again and again, never the constants."""
-        tree = self._tree(path)
-        shown = " ".join(failures(str(getattr(check, "output", "")), MAX_FAILURES_READ))
-        if tree is None or not shown:
-            return []
-        assigned = [
-            target.id
-            for node in tree.body
-            if isinstance(node, ast.Assign | ast.AnnAssign)
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(target, ast.Name)
-        ]
-        return [name for name in dict.fromkeys(assigned) if re.search(rf"\b{name}\b", shown)]
 
     def _changes_nothing(self, code: str) -> str:
         """What to tell of a block that only defines names and writes no task file's code
@@ -221,9 +204,7 @@ class WrittenDefinitions:
         return owners
 
     def _top_level(self, path: str) -> list[str]:
-        tree = self._tree(path)
-        body = tree.body if tree is not None else []
-        return [node.name for node in body if isinstance(node, DEFINITION)]
+        return _definitions(self._tree(path))
 
     def _tree(self, path: str) -> ast.Module | None:
         try:
@@ -318,6 +299,30 @@ class WrittenDefinitions:
         text = f"Your code writes {listed} exactly as {path} has it now: nothing to propose."
         still = still_failing(applied.check) if applied is not None else ""
         return f"{text} {still} Change {listed} so that they pass." if still else text
+
+
+def _definitions(tree: ast.Module | None) -> list[str]:
+    """The names of a module's top-level functions and classes."""
+    body = tree.body if tree is not None else []
+    return [node.name for node in body if isinstance(node, DEFINITION)]
+
+
+def _tested_constants(tree: ast.Module, check: object) -> list[str]:
+    """The names the module assigns at the top level that the first failing tests'
+    statements use: sublist's one failing test was `len(set([SUBLIST, SUPERLIST, EQUAL,
+    UNEQUAL])) == 4`, the stub's four constants all None; told to write the whole of sublist,
+    Qwen2.5-Coder-1.5B wrote the function again and again, never the constants."""
+    shown = " ".join(failures(str(getattr(check, "output", "")), MAX_FAILURES_READ))
+    if not shown:
+        return []
+    assigned = [
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    ]
+    return [name for name in dict.fromkeys(assigned) if re.search(rf"\b{name}\b", shown)]
 
 
 def _named(owners: dict[str, str], paths: list[str]) -> str:

@@ -32,6 +32,29 @@ def executor_for(repo: Path, stopped: list[str]) -> tuple[SandboxedPythonExecuto
     return executor, context
 
 
+def task_file_executor(
+    tmp_path: Path, path: str, text: str
+) -> tuple[SandboxedPythonExecutor, ToolContext]:
+    """An executor on a repository of one task file, its hooks wired to the file's
+    WrittenDefinitions as code mode wires them (`CodeMode.monitor`)."""
+    from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
+
+    (tmp_path / path).write_text(text, encoding="utf-8")
+    context = tool_context(DiskWorkspace(tmp_path))
+    context.task_files = (path,)
+    written = WrittenDefinitions(context)
+    executor = SandboxedPythonExecutor(
+        CodeSession(never_started),  # type: ignore[arg-type]
+        max_chars=3000,
+        max_lines=150,
+        after_step=written,
+        tool_defined=written.tool_defined,
+        write_instead=written.write_instead,
+    )
+    executor.send_tools({tool.name: tool for tool in build_tools(context)})
+    return executor, context
+
+
 def test_calls_pass_the_wrapper_and_errors_are_flagged(tmp_repo: Path) -> None:
     executor, context = executor_for(tmp_repo, [])
     names = [tool["name"] for tool in executor.session.tools]
@@ -196,18 +219,7 @@ def test_blocks_that_write_the_tools_one_by_one_are_pointed_at_the_task_and_stop
     tmp_path: Path,
 ) -> None:
     # hangman: after a stale step, run_cmd, read_file, git_status, … were written, one a step
-    from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
-
-    (tmp_path / "hangman.py").write_text("class Hangman:\n    pass\n", encoding="utf-8")
-    context = tool_context(DiskWorkspace(tmp_path))
-    context.task_files = ("hangman.py",)
-    executor = SandboxedPythonExecutor(
-        CodeSession(never_started),  # type: ignore[arg-type]
-        max_chars=3000,
-        max_lines=150,
-        tool_defined=WrittenDefinitions(context).tool_defined,
-    )
-    executor.send_tools({tool.name: tool for tool in build_tools(context)})
+    executor, context = task_file_executor(tmp_path, "hangman.py", "class Hangman:\n    pass\n")
     messages = []
     for name in ("run_cmd", "read_file", "git_status", "git_diff", "apply_patch"):
         try:
@@ -259,21 +271,9 @@ def test_a_block_of_only_a_thought_is_told_so_and_counts_for_the_loop_guard(
     import pytest
 
     from lsp_agent.agent.code_mode.executor import ONLY_A_THOUGHT
-    from lsp_agent.agent.code_mode.written_definitions import WrittenDefinitions
     from sandbox.code.session import StepOutcome
 
-    (tmp_path / "bank.py").write_text("class Bank:\n    pass\n", encoding="utf-8")
-    context = tool_context(DiskWorkspace(tmp_path))
-    context.task_files = ("bank.py",)
-    written = WrittenDefinitions(context)
-    executor = SandboxedPythonExecutor(
-        CodeSession(never_started),  # type: ignore[arg-type]
-        max_chars=3000,
-        max_lines=150,
-        after_step=written,
-        write_instead=written.write_instead,
-    )
-    executor.send_tools({tool.name: tool for tool in build_tools(context)})
+    executor, _ = task_file_executor(tmp_path, "bank.py", "class Bank:\n    pass\n")
     ran: list[str] = []
 
     def recording(code: str, serve: object) -> StepOutcome:

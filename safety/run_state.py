@@ -31,6 +31,7 @@ MAX_CYCLE_PERIOD = 6
 SAME_ERROR = "same_error"
 SAME_TOOL_FAILING = "same_tool_failing"
 STEP_LIMIT = "step_limit"
+NO_PROGRESS = "no_progress"  # an attempt whose versions stopped passing more tests
 
 
 class ToolCall(NamedTuple):
@@ -217,6 +218,12 @@ class AgentState:
             return False
         last = self._calls[-1]
         return (last.tool, last.args_hash) == (tool, args_hash(args))
+
+    def stop(self, signal: LoopSignal) -> None:
+        """Stop the run (or the attempt: `start_again` lifts it) for a reason found
+        outside the call history, unless it is stopped already."""
+        if not self.stopped:
+            self._stop(signal)
 
     def check(self) -> None:
         """Raise LoopStop when the run has been stopped."""

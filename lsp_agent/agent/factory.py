@@ -28,6 +28,7 @@ from smolagents.memory import ActionStep, MemoryStep
 from smolagents.models import Model
 from smolagents.monitoring import LogLevel
 
+from lsp_agent.agent.attempt_patience import AttemptPatience
 from lsp_agent.agent.context_budget import ContextBudget
 from lsp_agent.agent.job_types import ProgressEvent
 from lsp_agent.agent.listed_calls import listed_calls_before_answer
@@ -35,8 +36,10 @@ from lsp_agent.agent.planning import plan_every, plan_token_limit
 from lsp_agent.agent.steps import (
     StepMonitor,
     answer_is_real,
+    asks_for_change,
     change_before_answer,
     names_only_what_was_asked,
+    propose_only,
 )
 from lsp_agent.agent.tool_calling import ToolCallingMode
 from sandbox.config import SandboxConfig
@@ -111,6 +114,7 @@ def build_agent(
     replaces tool-calling mode's prompt."""
     mode = mode or ToolCallingMode()
     context = run.context
+    main_agent = tools is None
     # The agent's own max_steps ends the run; the state's limit only backs it up.
     context.state.max_steps = max(context.state.max_steps, run.max_steps + 1)
     tools = list(tools) if tools is not None else build_tools(context)
@@ -120,6 +124,9 @@ def build_agent(
         run.num_ctx, fixed_tokens=mode.fixed_tokens(tools, templates)
     )
     monitor = mode.monitor(run, budget)
+    if main_agent:  # not the explorer: its job's attempts are the main agent's to end
+        change = asks_for_change(run.task) and not propose_only(run.task)
+        monitor.patience = AttemptPatience(context, enabled=change).after_step
     callbacks: dict[type[MemoryStep], Any] = {ActionStep: monitor}
     plan_every(
         run.planning_interval,

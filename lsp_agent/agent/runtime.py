@@ -25,7 +25,7 @@ from safety.host_env import restore_process_environ
 from tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from lsp_agent.agent.factory import BuiltAgent
+    from lsp_agent.agent.factory import AgentMode, AgentRun, BuiltAgent
     from lsp_agent.models.robust import RobustModel
 
 log = logging.getLogger(__name__)
@@ -160,6 +160,46 @@ def _attempt(built: BuiltAgent, message: str, max_steps: int) -> tuple[Any, Base
         return "", exc
 
 
+def _later_attempts(
+    request: JobRequest,
+    run: AgentRun,
+    *,
+    mode: AgentMode,
+    built: BuiltAgent,
+    ended: tuple[Any, BaseException | None],
+    notes: str,
+) -> tuple[BuiltAgent, Any, BaseException | None]:
+    """The job's next attempts while `fresh_start.next_attempt` gives one (`ended`: how the
+    last attempt ended, its answer and error): the last attempt's agent, answer and error."""
+    from lsp_agent.agent.explorer import subagent_tools
+    from lsp_agent.agent.factory import build_agent
+    from lsp_agent.agent.fresh_start import next_attempt, start_again
+
+    context, subagents = run.context, request.settings.agent_subagents
+    answer, error = ended
+    attempts = 1
+    while not request.cancel.is_set():
+        again = next_attempt(
+            context,
+            request.task,
+            run.max_steps - context.state.step,
+            answered=error is None and built.monitor.final_answer_given,
+            attempts=attempts,
+        )
+        if again is None:
+            break
+        built = start_again(
+            run,
+            built,
+            again,
+            lambda rerun: build_agent(rerun, mode, extra_tools=subagent_tools(subagents, rerun)),
+        )
+        message = f"{_message(request, context, notes)}\n\n{again.note}"
+        answer, error = _attempt(built, message, built.monitor.max_steps)
+        attempts += 1
+    return built, answer, error
+
+
 def _status(
     error: BaseException | None, request: JobRequest, stopped: bool, answered: bool
 ) -> JobStatus:
@@ -181,7 +221,6 @@ def run_job(request: JobRequest) -> JobResult:
     from lsp_agent.agent.closing_offer import offer_passing_patch
     from lsp_agent.agent.explorer import subagent_tools
     from lsp_agent.agent.factory import AgentRun, agent_mode, build_agent
-    from lsp_agent.agent.fresh_start import second_attempt, start_again
     from lsp_agent.agent.memory import WorkspaceMemory
     from lsp_agent.agent.services import services
     from lsp_agent.models.errors import ModelConfigError
@@ -218,23 +257,9 @@ def run_job(request: JobRequest) -> JobResult:
         built = build_agent(run, mode, extra_tools=subagent_tools(settings.agent_subagents, run))
         notes = context.memory.for_model() if isinstance(context.memory, WorkspaceMemory) else ""
         answer, error = _attempt(built, _message(request, context, notes), run.max_steps)
-        again = second_attempt(
-            context,
-            request.task,
-            run.max_steps - context.state.step,
-            answered=error is None and built.monitor.final_answer_given,
+        built, answer, error = _later_attempts(
+            request, run, mode=mode, built=built, ended=(answer, error), notes=notes
         )
-        if again is not None and not request.cancel.is_set():
-            built = start_again(
-                run,
-                built,
-                again,
-                lambda rerun: build_agent(
-                    rerun, mode, extra_tools=subagent_tools(settings.agent_subagents, rerun)
-                ),
-            )
-            message = f"{_message(request, context, notes)}\n\n{again.note}"
-            answer, error = _attempt(built, message, built.monitor.max_steps)
         if not request.cancel.is_set() and not model.first_call_unreachable:
             offer_passing_patch(
                 context, built.tools, request.task, request.progress, settings.agent_max_steps

@@ -225,7 +225,9 @@ class StepMonitor:
     final_answer_given: bool = field(default=False, init=False)
     tools_used: list[str] = field(default_factory=list, init=False)
     steps_taken: int = field(default=0, init=False)
-    steps_before: int = field(default=0, init=False)  # a second attempt's: the first's steps
+    steps_before: int = field(default=0, init=False)  # a later attempt's: the earlier steps
+    # ends an attempt that stopped getting closer (`attempt_patience`; set by the builder)
+    patience: Callable[[], None] | None = field(default=None, init=False)
 
     def follow(self, earlier: StepMonitor, steps_before: int) -> None:
         """Count on from `earlier`'s attempt, which took `steps_before` of the job's steps:
@@ -256,6 +258,8 @@ class StepMonitor:
         tool, line, ok = self.step_line(step, calls)
         number = self.steps_before + step.step_number
         self.on_progress(ProgressEvent(number, total, tool, line or "thinking", "step", ok=ok))
+        if self.patience is not None and not step.is_final_answer:
+            self.patience()
         if self.cancel.is_set() or self.context.state.stopped:
             agent.interrupt()
 

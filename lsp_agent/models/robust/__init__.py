@@ -136,6 +136,9 @@ class RobustModel(Model):  # type: ignore[misc]
         # The agent's check of a reply that only repeats what its job tried (`fresh`), set
         # before each of its steps: such a reply is decoded again, hotter.
         self.stale_reply: StaleCheck | None = None
+        # The temperature of a job's later attempt (`agent.fresh_start`: a fresh draw, not
+        # the configured near-greedy decode that failed); None: the model's own.
+        self.attempt_temperature: float | None = None
         self.input_tokens = 0
         self.output_tokens = 0
         # characters a prompt token, as this model counted its requests (the least seen;
@@ -179,6 +182,9 @@ class RobustModel(Model):  # type: ignore[misc]
         tools_to_call_from: list[Tool] | None = None,
         **kwargs: Any,
     ) -> ChatMessage:
+        if self.attempt_temperature is not None and "temperature" not in kwargs:
+            kwargs["temperature"] = self.attempt_temperature
+
         def once(**extra: Any) -> ChatMessage:
             return self._generate_once(
                 messages, stop_sequences, response_format, tools_to_call_from, **{**kwargs, **extra}
@@ -198,9 +204,10 @@ class RobustModel(Model):  # type: ignore[misc]
             counted = len(self.call_stats)
             with leaving_out(self.inner, repeated()) as narrowed:
                 # narrowed, the constraint differs: no heat is needed (`fresh`)
-                fresh = once() if narrowed else once(temperature=temperature)
+                hotter = max(temperature, kwargs.get("temperature") or 0.0)
+                fresh = once() if narrowed else once(temperature=hotter)
             if len(self.call_stats) > counted and not narrowed:  # a hotter decode again
-                self.call_stats[-1]["temperature"] = temperature
+                self.call_stats[-1]["temperature"] = hotter
             return fresh
 
         return fresh_reply(

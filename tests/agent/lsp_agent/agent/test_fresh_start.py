@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_agent.agent.fresh_start import second_attempt
+from lsp_agent.agent.fresh_start import next_attempt
 from lsp_agent.models.messages import message_text
 from lsp_agent.settings import Settings
 from safety.run_state import STEP_LIMIT, LoopSignal
@@ -42,7 +42,7 @@ SETTINGS = Settings(sandbox_backend="none", phoenix_enabled=False, agent_max_ste
 def second_attempt_note(
     context: ToolContext, task: str, steps_left: int, answered: bool = False
 ) -> str | None:
-    attempt = second_attempt(context, task, steps_left, answered)
+    attempt = next_attempt(context, task, steps_left, answered)
     return attempt.note if attempt is not None else None
 
 
@@ -110,17 +110,17 @@ def test_an_answer_without_the_change_starts_again_with_what_the_patch_left(
     context = stopped_context(tmp_path)
     context.state.stopped, context.state.stop_signal = False, None
     propose(context, FAILS, "return a - b  # kept as it was")
-    attempt = second_attempt(context, TASK, 6, answered=True)
+    attempt = next_attempt(context, TASK, 6, answered=True)
     assert attempt is not None
     assert attempt.note.startswith(
-        "A first attempt at this task answered with the change not made. This is a second "
-        "attempt, with a fresh start and the 6 steps left."
+        "A first attempt at this task answered with the change not made. This is attempt 2, "
+        "with a fresh start and the 6 steps left."
     ), attempt.note
     assert "1 tests still fail with p1 (first: test_add" in attempt.note
     assert attempt.note.endswith("Write a different change."), "p1 fixed none: not shown"
     assert "kept as it was" not in attempt.note
     assert attempt.notice.startswith("The agent answered without making the change")
-    assert second_attempt(context, "What does add() return?", 6, answered=True) is None
+    assert next_attempt(context, "What does add() return?", 6, answered=True) is None
 
 
 def test_the_run_state_forgets_the_first_attempts_loops_only(tmp_path: Path) -> None:

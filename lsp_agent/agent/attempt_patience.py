@@ -10,16 +10,18 @@ history holds; a fresh draw of the whole version is what gives it another chance
 So, in a job that asks for a change (not "only propose"), after the attempt's first
 proposal whose sandbox check leaves tests failing, each step that does not propose a
 version leaving fewer tests failing than every earlier proposal of the job (the job's
-best) uses up the attempt's patience; after `PATIENCE_STEPS` such steps the attempt is
-stopped (`NO_PROGRESS`, through the run state like a loop stop) and the job starts again
-with a fresh history (`agent.fresh_start`), the best version's failing tests told, while
-steps are left. A proposal that fixes every failing test ends nothing: the model applies
+best), other than one that only asks to apply a version, uses up the attempt's patience;
+after `PATIENCE_STEPS` such steps the attempt is stopped (`NO_PROGRESS`, through the run
+state like a loop stop) and the job starts again with a fresh history
+(`agent.fresh_start`), the best version's failing tests told, while steps are left. A
+proposal that fixes every failing test ends nothing: the model applies
 it, or the closing offer does. A job whose checks report no failing tests (no tests, or
 no per-test report) is never stopped here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from safety.run_state import NO_PROGRESS, LoopSignal
@@ -28,6 +30,7 @@ from tools.patches import StoredPatch, fixes_every_failure
 
 # Steps after a failing proposal that may pass without a better one before a fresh start.
 PATIENCE_STEPS = 1
+APPLYING = frozenset({"apply_patch"})  # a step that only calls these uses no patience
 
 
 def failing_tests(patch: StoredPatch) -> int | None:
@@ -64,12 +67,15 @@ class AttemptPatience:
         self.seen = {p.id for p in self.context.patches.all()}
         self.best = min((n for n in earlier if n is not None), default=None)
 
-    def after_step(self) -> None:
-        """Count the step; stop the attempt once its patience is used up."""
+    def after_step(self, calls: Sequence[str] = ()) -> None:
+        """Count the step (`calls`: the tools it called); stop the attempt once its
+        patience is used up."""
         if not self.enabled or self.context.state.stopped:
             return
         new = [p for p in self.context.patches.all() if p.id not in self.seen]
         self.seen.update(p.id for p in new)
+        if not new and calls and set(calls) <= APPLYING:
+            return  # asking to apply a version is no step away from it: its answer tells
         if any(fixes_every_failure(p.check) for p in new):
             return  # applied by the model or the closing offer
         counts = [n for p in new if (n := failing_tests(p)) is not None]

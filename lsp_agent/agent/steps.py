@@ -227,7 +227,7 @@ class StepMonitor:
     steps_taken: int = field(default=0, init=False)
     steps_before: int = field(default=0, init=False)  # a later attempt's: the earlier steps
     # ends an attempt that stopped getting closer (`attempt_patience`; set by the builder)
-    patience: Callable[[], None] | None = field(default=None, init=False)
+    patience: Callable[[list[str]], None] | None = field(default=None, init=False)
 
     def follow(self, earlier: StepMonitor, steps_before: int) -> None:
         """Count on from `earlier`'s attempt, which took `steps_before` of the job's steps:
@@ -259,7 +259,7 @@ class StepMonitor:
         number = self.steps_before + step.step_number
         self.on_progress(ProgressEvent(number, total, tool, line or "thinking", "step", ok=ok))
         if self.patience is not None and not step.is_final_answer:
-            self.patience()
+            self.patience(calls)
         if self.cancel.is_set() or self.context.state.stopped:
             agent.interrupt()
 

@@ -61,6 +61,17 @@ def test_steps_after_a_failing_version_without_a_better_one_stop_the_attempt(
     assert "no version that passes more tests" in signal.hint
 
 
+def test_a_step_that_only_asks_to_apply_a_version_uses_no_patience(tmp_path: Path) -> None:
+    context = context_of(tmp_path)
+    patience = AttemptPatience(context, enabled=True)
+    propose(context, failing("test_add"), "return a - b")
+    patience.after_step(["propose_file"])
+    patience.after_step(["apply_patch"])  # its answer (applied, or refused) is feedback
+    assert not context.state.stopped
+    patience.after_step(["read_file"])
+    assert context.state.stopped
+
+
 def test_a_passing_version_a_question_and_checks_without_tests_stop_nothing(
     tmp_path: Path,
 ) -> None:

@@ -239,6 +239,7 @@ def run_job(request: JobRequest) -> JobResult:
         return JobResult("failed", error=str(exc), duration_s=time.monotonic() - started)
     context = job_context(request)
     model.offer_argument_choices(argument_choices(context, request.task))
+    model.watch_cancel(request.cancel)
     run = AgentRun(
         model,
         context,

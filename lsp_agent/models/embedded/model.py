@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -50,7 +51,7 @@ from smolagents.tools import Tool
 from lsp_agent.models.config import ModelConfig
 from lsp_agent.models.embedded.call_writer import Choices, write_arguments
 from lsp_agent.models.embedded.choice_scoring import choose, reply_start
-from lsp_agent.models.embedded.decoder import Generation, PromptLoad
+from lsp_agent.models.embedded.decoder import Generation, PromptLoad, cancelled_by
 from lsp_agent.models.embedded.loader import (
     DEFAULT_EMBEDDED,
     EmbeddedModelError,
@@ -142,6 +143,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         self.example = example
         self.repeat_penalty = repeat_penalty
         self.reply_shape: ReplyShape | None = None  # of a reply in text (`shape_text_replies`)
+        self.cancel: threading.Event | None = None  # the job's: a reply stops when it is set
 
     @property
     def context_length(self) -> int:
@@ -164,7 +166,7 @@ class EmbeddedModel(Model):  # type: ignore[misc]
         max_tokens = int(kwargs.get("max_tokens", self.max_tokens))
         temperature = float(kwargs.get("temperature", self.temperature))
         started = time.monotonic()
-        with self.loaded.lock:
+        with self.loaded.lock, cancelled_by(self.cancel):
             prompt = self._tokens(self._prompt(messages, tools_to_call_from))
             room = self._room(prompt)
             if tools_to_call_from:

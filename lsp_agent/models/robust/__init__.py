@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -158,6 +159,12 @@ class RobustModel(Model):  # type: ignore[misc]
         afresh for every reply; others ignore it."""
         if hasattr(self.inner, "argument_choices"):
             self.inner.argument_choices = choices
+
+    def watch_cancel(self, cancel: threading.Event) -> None:
+        """Models that can stop a reply half-written (the embedded one) stop it once
+        `cancel` (the job's) is set; others finish the request under way."""
+        if hasattr(self.inner, "cancel"):
+            self.inner.cancel = cancel
 
     def shape_text_replies(self, start: str, block: str) -> None:
         """Models whose replies can be begun and continued for them (the embedded one) begin

@@ -206,6 +206,40 @@ def test_plain_text_without_tools(model: EmbeddedModel) -> None:
     assert reply.tool_calls is None
 
 
+def test_a_cancelled_jobs_reply_stops_at_the_next_token(model: EmbeddedModel) -> None:
+    """A reply half-written when its job is cancelled is dropped at the next token (a
+    600-token version took a minute to its end, which a cancel waited for), and a robust
+    model turns that into an unusable reply, not an exception."""
+    from lsp_agent.models.embedded.decoder import GenerationCancelled
+    from lsp_agent.models.robust import RobustModel, UnusableReply
+
+    cancel = threading.Event()
+    decoder = model.loaded.decoder
+    tokens: list[int] = []
+
+    def count_then_cancel() -> None:
+        tokens.append(1)
+        if len(tokens) == 3:
+            cancel.set()
+
+    decoder.on_decode_step = count_then_cancel
+    robust = RobustModel(model)
+    robust.watch_cancel(cancel)
+    try:
+        with pytest.raises(GenerationCancelled):
+            model.generate(conversation(), max_tokens=200)
+        assert len(tokens) == 3, "the third token was the last written"
+        cancel.clear()
+        tokens.clear()
+        tokens.extend([1, 1, 1])  # past the cancelling count: this reply runs to its end
+        assert model.generate(conversation(), stop_sequences=["\n"], max_tokens=8).content
+        cancel.set()
+        assert isinstance(robust.generate(conversation(), max_tokens=200), UnusableReply)
+    finally:
+        decoder.on_decode_step = None
+        model.cancel = None
+
+
 def test_a_shaped_text_reply_begins_with_its_words_and_holds_a_code_block(
     model: EmbeddedModel,
 ) -> None:

@@ -10,7 +10,9 @@ history holds; a fresh draw of the whole version is what gives it another chance
 So, in a job that asks for a change (not "only propose"), after the attempt's first
 proposal whose sandbox check leaves tests failing, each step that does not propose a
 version leaving fewer tests failing than every earlier proposal of the job (the job's
-best), other than one that only asks to apply a version, uses up the attempt's patience;
+best), other than one that only asks to apply a version, uses up the attempt's patience
+(in a later attempt from its first step: a fresh draw that writes no better version, or
+code that does not parse, is followed by another draw, not repaired);
 after `PATIENCE_STEPS` such steps the attempt is stopped (`NO_PROGRESS`, through the run
 state like a loop stop) and the job starts again with a fresh history
 (`agent.fresh_start`), the best version's failing tests told, while steps are left. A
@@ -66,6 +68,8 @@ class AttemptPatience:
         earlier = [failing_tests(p) for p in self.context.patches.all()]
         self.seen = {p.id for p in self.context.patches.all()}
         self.best = min((n for n in earlier if n is not None), default=None)
+        # a later attempt, after a version whose tests fail: its first step is a draw too
+        self.started = self.best is not None
 
     def after_step(self, calls: Sequence[str] = ()) -> None:
         """Count the step (`calls`: the tools it called); stop the attempt once its

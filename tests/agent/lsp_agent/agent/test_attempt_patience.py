@@ -81,9 +81,7 @@ def test_a_passing_version_a_question_and_checks_without_tests_stop_nothing(
     for _ in range(3):
         question.after_step()
     assert not context.state.stopped
-    patience = AttemptPatience(context, enabled=True)
-    propose(context, failing("test_add"), "return a * b")
-    patience.after_step()  # the first version of this attempt, no better than p1
+    patience = AttemptPatience(context, enabled=True)  # a later attempt: p1 failed
     propose(context, PASSES, "return a + b")
     patience.after_step()
     assert not context.state.stopped, "a passing version is applied, not abandoned"
@@ -94,6 +92,26 @@ def test_a_passing_version_a_question_and_checks_without_tests_stop_nothing(
         plain.after_step()
     assert not untested.state.stopped
     assert failing_tests(untested.patches.all()[0]) is None
+
+
+def test_a_later_attempts_first_draw_no_better_than_the_jobs_best_ends_it(
+    tmp_path: Path,
+) -> None:
+    """A later attempt is a fresh draw: a version no better than the job's best, or a step
+    without one (code that does not parse), ends it at once; a better one may be improved."""
+    context = context_of(tmp_path)
+    propose(context, failing("test_add", "test_sub"), "return a - b")
+    later = AttemptPatience(context, enabled=True)
+    later.after_step(["a code block"])  # a SyntaxError, no version
+    assert context.state.stopped
+    context.state.start_again()
+    again = AttemptPatience(context, enabled=True)
+    propose(context, failing("test_add"), "return a * b")
+    again.after_step(["propose_file"])  # better than p1: the attempt goes on
+    assert not context.state.stopped
+    propose(context, failing("test_add"), "return a ** b")
+    again.after_step(["propose_file"])
+    assert context.state.stopped
 
 
 def test_a_later_attempt_starts_from_the_jobs_best_version_and_its_failures(
@@ -147,8 +165,7 @@ def test_a_job_whose_versions_stop_getting_closer_starts_again_hotter_until_one_
     turns = [
         version("return a - b"),  # passes test_zero only
         read,  # no better version: the attempt's patience is used up
-        version("return a * b"),  # attempt 2: as many failing, its first version
-        read,
+        version("return a * b"),  # attempt 2: as many failing, no better: a new draw
         version("return a + b"),  # attempt 3: passes
         {"tool": "apply_patch", "arguments": {"patch_id": "p3"}},
         {"final_answer": "add() adds."},
@@ -168,7 +185,7 @@ def test_a_job_whose_versions_stop_getting_closer_starts_again_hotter_until_one_
     assert all(n.startswith("The agent's versions stopped passing more tests") for n in notices)
     temperatures = [call.kwargs.get("temperature") for call in model.calls]
     second, third_and_later = ATTEMPT_TEMPERATURES
-    assert temperatures == [None, None, second, second, *[third_and_later] * 3]
-    third = [message_text(m.content) for m in model.calls[4].messages]
+    assert temperatures == [None, None, second, *[third_and_later] * 3]
+    third = [message_text(m.content) for m in model.calls[3].messages]
     assert not any("return a - b" in text for text in third), "no earlier step, no version"
     assert "This is attempt 3" in third[1] and "Its best version, p1" in third[1]

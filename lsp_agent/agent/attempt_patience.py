@@ -59,15 +59,15 @@ class AttemptPatience:
 
     context: ToolContext
     enabled: bool  # the job asks for a change
-    seen: set[str] = field(default_factory=set)  # patch ids proposed before this step
-    best: int | None = None  # the fewest failing tests of the job's proposals so far
-    started: bool = False  # the attempt has proposed a version that leaves tests failing
-    idle: int = 0  # steps since the attempt's last better version
+    seen: set[str] = field(init=False)  # patch ids proposed before this step
+    best: int | None = field(init=False)  # the fewest failing tests of the job's proposals
+    started: bool = field(init=False)  # a version that leaves tests failing was proposed
+    idle: int = field(default=0, init=False)  # steps since the attempt's last better version
 
     def __post_init__(self) -> None:
-        earlier = [failing_tests(p) for p in self.context.patches.all()]
         self.seen = {p.id for p in self.context.patches.all()}
-        self.best = min((n for n in earlier if n is not None), default=None)
+        best = best_patch(self.context)
+        self.best = failing_tests(best) if best is not None else None
         # a later attempt, after a version whose tests fail: its first step is a draw too
         self.started = self.best is not None
 

@@ -82,7 +82,8 @@ def next_attempt(
         return None  # the user said no to a change: not asked again unbidden
     number = attempts + 1
     patch = context.patches.latest()
-    if looped and signal is not None and signal.kind == NO_PROGRESS:
+    fresh_draw = looped and signal is not None and signal.kind == NO_PROGRESS
+    if fresh_draw:
         ended = "stopped: its last versions left no fewer tests failing."
         notice = "The agent's versions stopped passing more tests"
         patch = best_patch(context) or patch
@@ -98,7 +99,6 @@ def next_attempt(
         f"{earlier} at this task {ended} This is attempt {number}, with a fresh start "
         f"and the {steps_left} steps left. Do not repeat what earlier attempts did."
     )
-    fresh_draw = signal is not None and signal.kind == NO_PROGRESS
     return NextAttempt(
         f"{note}{_patch_note(context, patch, fresh_draw)}" if patch else note,
         f"{notice}; it starts again on the task with an empty history and the {steps_left} "

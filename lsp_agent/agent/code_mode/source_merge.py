@@ -8,7 +8,8 @@ classes replaces that method, indented as it is. Asked to implement Hangman's me
 Qwen2.5-Coder-1.5B wrote them one at a time as top-level functions (`def guess(self,
 char): …`), 22 steps of which none reached hangman.py. The block's other definitions,
 constants and imports come along; its example calls and prints do not. A block that
-defines only a helper `original` calls and lacks is merged before the helper's first use.
+defines only a helper `original` calls and lacks is merged before the helper's first use. A
+constant one function assigns in its body goes into that body (`code_mode.body_constants`).
 """
 
 from __future__ import annotations
@@ -17,29 +18,21 @@ import ast
 import builtins
 from dataclasses import dataclass
 
+from lsp_agent.agent.code_mode.body_constants import body_constants
+from lsp_agent.agent.code_mode.statements import (
+    constant_name,
+    end_line,
+    first_line,
+    indented,
+    is_constant,
+    segment,
+)
+
 __all__ = ["DEFINITION", "Merged", "merge", "merged_source", "only_defined"]
 
 DEFINITION = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _BUILTINS = frozenset(dir(builtins))
 _IMPORT = ast.Import | ast.ImportFrom
-
-
-def _segment(lines: list[str], node: ast.stmt) -> str:
-    return "\n".join(lines[_first_line(node) - 1 : node.end_lineno or node.lineno])
-
-
-def _first_line(node: ast.stmt) -> int:
-    """The statement's first line, its decorators' included."""
-    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
-
-
-def _is_constant(node: ast.stmt) -> bool:
-    """A module-level assignment of a value that calls nothing (`ONES = ["one", …]`, not
-    `result = say(22)`, which is an example run)."""
-    if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-        return not any(isinstance(part, ast.Call) for part in ast.walk(node.value))
-    return False
 
 
 def merged_source(original: str, block: str) -> str | None:
@@ -76,60 +69,88 @@ def merge(original: str, block: str) -> Merged | None:
     defined = {n.name: n for n in original_tree.body if isinstance(n, DEFINITION)}
     block_lines = block.splitlines()
     written = [n for n in block_tree.body if isinstance(n, DEFINITION)]
-    replacements = [
-        _Replacement(
-            _first_line(defined[n.name]),
-            _end(defined[n.name]),
-            _segment(block_lines, n),
-            defined[n.name],
-        )
-        for n in written
-        if n.name in defined
-    ]
-    methods = _methods(original_tree, exclude={n.name for n in written})
-    rewritten_methods: dict[str, str] = {}  # method -> Class.method
-    for node in written:
-        owner = methods.get(node.name) if node.name not in defined else None
-        if owner is None or not _takes_self(node):
-            continue
-        cls, method = owner
-        pad = " " * method.col_offset
-        text = "\n".join(
-            pad + line if line.strip() else line
-            for line in _segment(block_lines, node).splitlines()
-        )
-        replacements.append(_Replacement(_first_line(method), _end(method), text, cls))
-        rewritten_methods[node.name] = f"{cls.name}.{node.name}"
+    replacements, rewritten_methods = _definitions_replaced(
+        original_tree, written, defined, block_lines
+    )
+    in_bodies = body_constants(original_tree, block_tree, block_lines, {n.name for n in written})
+    replacements += [_Replacement(*_lines(c.replaced), c.text, c.top) for c in in_bodies]
     lacking = _used_names(original_tree) - set(defined) - _BUILTINS - _imported(original_tree)
     missing = {n.name for n in written} & lacking
     if not replacements and not missing:
         return None
     # a constant the file assigns, written again: in its place, not a second time
-    assigned = {name: n for n in original_tree.body if (name := _constant_name(n))}
-    constants = [n for n in block_tree.body if _is_constant(n) and _constant_name(n) in assigned]
+    assigned = {name: n for n in original_tree.body if (name := constant_name(n))}
+    constants = [n for n in block_tree.body if is_constant(n) and constant_name(n) in assigned]
     for constant in constants:
-        old = assigned[_constant_name(constant)]
-        replacements.append(
-            _Replacement(_first_line(old), _end(old), _segment(block_lines, constant), old)
-        )
-    lines = original.splitlines()
-    present = {line.strip() for line in lines}
-    imports = [
-        _segment(block_lines, n)
-        for n in block_tree.body
-        if isinstance(n, _IMPORT) and _segment(block_lines, n).strip() not in present
-    ]
+        old = assigned[constant_name(constant)]
+        replacements.append(_Replacement(*_lines(old), segment(block_lines, constant), old))
+    moved = {c.name for c in in_bodies}
     added = [
-        _segment(block_lines, n)
+        segment(block_lines, n)
         for n in block_tree.body
         if (isinstance(n, DEFINITION) and n.name not in defined and n.name not in rewritten_methods)
-        or (_is_constant(n) and n not in constants)
+        or (is_constant(n) and n not in constants and constant_name(n) not in moved)
     ]
+    lines = _assembled(original, original_tree, replacements, added, missing)
+    present = {line.strip() for line in original.splitlines()}
+    imports = [
+        segment(block_lines, n)
+        for n in block_tree.body
+        if isinstance(n, _IMPORT) and segment(block_lines, n).strip() not in present
+    ]
+    if imports:
+        at = _import_line(original_tree)
+        lines[at:at] = imports if at else [*imports, "", ""]
+    names = {n.name for n in written if n.name in defined} | missing
+    names |= set(rewritten_methods.values()) | {c.owner for c in in_bodies}
+    return Merged("\n".join(lines).rstrip("\n") + "\n", names)
+
+
+def _lines(node: ast.stmt) -> tuple[int, int]:
+    return first_line(node), end_line(node)
+
+
+def _definitions_replaced(
+    original: ast.Module,
+    written: list[DEFINITION],
+    defined: dict[str, DEFINITION],
+    block_lines: list[str],
+) -> tuple[list[_Replacement], dict[str, str]]:
+    """The replacements of the file's definitions the block writes whole, and of its
+    methods the block writes at the top level; the latter's names (method -> Class.method)."""
+    replacements = [
+        _Replacement(*_lines(defined[n.name]), segment(block_lines, n), defined[n.name])
+        for n in written
+        if n.name in defined
+    ]
+    methods = _methods(original, exclude={n.name for n in written})
+    rewritten_methods: dict[str, str] = {}
+    for node in written:
+        owner = methods.get(node.name) if node.name not in defined else None
+        if owner is None or not _takes_self(node):
+            continue
+        cls, method = owner
+        text = indented(segment(block_lines, node), method.col_offset)
+        replacements.append(_Replacement(*_lines(method), text, cls))
+        rewritten_methods[node.name] = f"{cls.name}.{node.name}"
+    return replacements, rewritten_methods
+
+
+def _assembled(
+    original: str,
+    tree: ast.Module,
+    replacements: list[_Replacement],
+    added: list[str],
+    missing: set[str],
+) -> list[str]:
+    """`original`'s lines with the replacements made and the added statements put before
+    the first change (or, with no change, before the first use of a helper it lacks)."""
+    lines = original.splitlines()
     out: list[str] = []
     cursor = 0  # lines of `original` copied so far
     for number, replacement in enumerate(sorted(replacements, key=lambda r: r.first)):
         if number == 0 and added:  # before the top-level statement of the first change
-            anchor = _first_line(replacement.top) - 1
+            anchor = first_line(replacement.top) - 1
             out.extend([*lines[cursor:anchor], "\n\n".join(added), "", ""])
             cursor = anchor
         out.extend(lines[cursor : replacement.first - 1])
@@ -138,8 +159,8 @@ def merge(original: str, block: str) -> Merged | None:
     if not replacements:  # only helpers the file lacks: before their first use or definition
         first = min(
             (
-                _first_line(n)
-                for n in original_tree.body
+                first_line(n)
+                for n in tree.body
                 if isinstance(n, DEFINITION) or _used_names(n) & missing
             ),
             default=len(lines) + 1,
@@ -147,23 +168,7 @@ def merge(original: str, block: str) -> Merged | None:
         out.extend([*lines[: first - 1], "\n\n".join(added), "", ""])
         cursor = first - 1
     out.extend(lines[cursor:])
-    if imports:
-        at = _import_line(original_tree)
-        out[at:at] = imports if at else [*imports, "", ""]
-    names = {n.name for n in written if n.name in defined} | missing
-    return Merged("\n".join(out).rstrip("\n") + "\n", names | set(rewritten_methods.values()))
-
-
-def _constant_name(node: ast.stmt) -> str:
-    """The one name a top-level assignment binds ("" for any other statement)."""
-    targets = node.targets if isinstance(node, ast.Assign) else []
-    if isinstance(node, ast.AnnAssign):
-        targets = [node.target]
-    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else ""
-
-
-def _end(node: ast.stmt) -> int:
-    return node.end_lineno or node.lineno
+    return out
 
 
 def _methods(
@@ -228,7 +233,7 @@ def only_defined(code: str) -> list[str]:
     for node in tree.body:
         if isinstance(node, DEFINITION):
             names.append(node.name)
-        elif not (isinstance(node, _IMPORT) or _is_constant(node) or _is_docstring(node)):
+        elif not (isinstance(node, _IMPORT) or is_constant(node) or _is_docstring(node)):
             return []
     return list(dict.fromkeys(names))
 

@@ -60,3 +60,48 @@ def test_a_constant_the_file_assigns_is_written_in_its_place() -> None:
     assert merged == "ONES = ['zero']\n\n\ndef say(n):\n    return ONES[n]\n"
     # a constant alone merges nothing: it comes along with a definition
     assert merged_source(original, "ONES = ['zero']\n") is None
+
+
+SCRABBLE = (
+    "def score(word):\n    letter_values = {\n        'a': 1, 'e': 1,\n        'z': 10\n    }\n"
+    "    return sum(letter_values[letter] for letter in word.lower())\n"
+)
+
+
+def test_a_table_a_function_assigns_in_its_body_is_written_into_that_body() -> None:
+    # scrabble-score: asked again, the model wrote only the corrected table
+    block = "letter_values = {\n    'a': 1, 'e': 1,\n    'x': 8,\n    'z': 10\n}\n\nprint(1)\n"
+    merged = merge(SCRABBLE, block)
+    assert merged is not None and merged.names == {"score"}
+    assert merged.text == (
+        "def score(word):\n    letter_values = {\n        'a': 1, 'e': 1,\n        'x': 8,\n"
+        "        'z': 10\n    }\n"
+        "    return sum(letter_values[letter] for letter in word.lower())\n"
+    )
+    namespace: dict[str, object] = {}
+    exec(compile(merged.text, "scrabble_score.py", "exec"), namespace)
+    assert namespace["score"]("ax") == 9  # type: ignore[operator]
+
+
+def test_a_body_table_of_a_method_goes_into_the_method() -> None:
+    original = (
+        "class Board:\n    def value(self, key):\n        table = {'a': 1}\n"
+        "        return table[key]\n"
+    )
+    merged = merge(original, "table = {'a': 1, 'b': 2}\n")
+    assert merged is not None and merged.names == {"Board.value"}
+    assert "        table = {'a': 1, 'b': 2}\n        return table[key]\n" in merged.text
+
+
+def test_a_body_table_is_left_where_it_would_be_ambiguous_or_would_change() -> None:
+    two = SCRABBLE + "\n\ndef other(word):\n    letter_values = {}\n    return letter_values\n"
+    assert merge(two, "letter_values = {'x': 8}\n") is None  # two functions assign it: which?
+    top = "letter_values = {}\n\n\n" + SCRABBLE  # the file's top level assigns it too
+    assert merge(top, "letter_values = {'x': 8}\n") is None  # a constant alone merges nothing
+    assert merge(SCRABBLE, "letter_values = make_table()\n") is None  # a call, not a constant
+    assert merge(SCRABBLE, 'letter_values = """a\nb"""\n') is None  # indenting would change it
+    # the function written whole as well: the block's table is its top-level constant
+    whole = "letter_values = {'x': 8}\n\ndef score(word):\n    return letter_values[word]\n"
+    merged = merge(SCRABBLE, whole)
+    assert merged is not None and merged.names == {"score"}
+    assert merged.text.startswith("letter_values = {'x': 8}\n\n\ndef score(word):\n")

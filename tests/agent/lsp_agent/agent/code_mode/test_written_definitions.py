@@ -326,3 +326,17 @@ def test_a_change_task_that_only_reads_is_told_what_writes_the_code(tmp_path: Pa
     assert written("print(run_tests())", ["run_tests"])[0] == ""  # not only reads
     written(BLOCK, [])  # a proposal: from now on reading is not nagged
     assert written("print(read_file(path='say.py'))", ["read_file"])[0] == ""
+
+
+def test_a_block_of_only_a_function_s_table_is_proposed_as_that_function(tmp_path: Path) -> None:
+    (tmp_path / "scrabble.py").write_text(
+        "def score(word):\n    values = {'a': 1}\n    return sum(values[c] for c in word)\n",
+        encoding="utf-8",
+    )
+    context = tool_context(DiskWorkspace(tmp_path))
+    context.task_files = ("scrabble.py",)
+    note, calls = WrittenDefinitions(context)("values = {'a': 1, 'x': 8}\n", [])
+    assert calls == ["propose_file"], note
+    assert note.startswith("Your code writes score of scrabble.py anew"), note
+    diff = context.patches.get("p1").result.diff
+    assert "+    values = {'a': 1, 'x': 8}" in diff and "-    values = {'a': 1}" in diff

@@ -104,6 +104,20 @@ def failures(output: str, limit: int) -> list[str]:
     return found
 
 
+def fail_by_value(output: str) -> bool:
+    """Whether every failing test pytest's `output` shows fails at its assertion (the code
+    ran and gave a value the test did not expect: `AssertionError: 31.7 != 31.69`), none by
+    an error the code raised or a name it lacks; False when the output shows no failing
+    test."""
+    headers = list(_TEST_HEADER.finditer(output))
+    for number, header in enumerate(headers):
+        end = headers[number + 1].start() if number + 1 < len(headers) else len(output)
+        error = _ERROR_LINE.search(output, header.end(), end)
+        if error is None or not error.group(1).startswith(("AssertionError", "assert ")):
+            return False
+    return bool(headers)
+
+
 def _failure_line(test: str, section: str) -> str:
     error = _ERROR_LINE.search(section)
     if error is None:

@@ -12,7 +12,11 @@ proposal whose sandbox check leaves tests failing, each step that does not propo
 version leaving fewer tests failing than every earlier proposal of the job (the job's
 best), other than one that only asks to apply a version, uses up the attempt's patience
 (in a later attempt from its first step: a fresh draw that writes no better version, or
-code that does not parse, is followed by another draw, not repaired);
+code that does not parse, is followed by another draw, not repaired; but a draw whose
+failing tests all fail at their assertions, the code running and its values off, is
+repaired once as a first version is: at 0.6 the model wrote space-age's eight methods with
+`round(…, 1)` where the tests want two places, all eight failing as every earlier version
+had, and the next draw started without seeing `31.7 != 31.69`);
 after `PATIENCE_STEPS` such steps the attempt is stopped (`NO_PROGRESS`, through the run
 state like a loop stop) and the job starts again with a fresh history
 (`agent.fresh_start`), the best version's failing tests told, while steps are left. A
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from safety.run_state import NO_PROGRESS, LoopSignal
 from tools.base import ToolContext
 from tools.patches import StoredPatch, fixes_every_failure
+from tools.test_failures import fail_by_value
 
 # Steps after a failing proposal that may pass without a better one before a fresh start.
 PATIENCE_STEPS = 1
@@ -63,6 +68,7 @@ class AttemptPatience:
     best: int | None = field(init=False)  # the fewest failing tests of the job's proposals
     started: bool = field(init=False)  # a version that leaves tests failing was proposed
     idle: int = field(default=0, init=False)  # steps since the attempt's last better version
+    first_draw: bool = field(init=False)  # a later attempt that has written no version yet
 
     def __post_init__(self) -> None:
         self.seen = {p.id for p in self.context.patches.all()}
@@ -70,6 +76,7 @@ class AttemptPatience:
         self.best = failing_tests(best) if best is not None else None
         # a later attempt, after a version whose tests fail: its first step is a draw too
         self.started = self.best is not None
+        self.first_draw = self.started
 
     def after_step(self, calls: Sequence[str] = ()) -> None:
         """Count the step (`calls`: the tools it called); stop the attempt once its
@@ -91,6 +98,10 @@ class AttemptPatience:
             # patience; steps before any version are the loop guard's to judge
             self.started = bool(counts)
             return
+        if counts and self.first_draw:
+            self.first_draw = False  # repaired once if its code runs and its values are off
+            if all(fail_by_value(str(getattr(p.check, "output", ""))) for p in new):
+                return
         self.idle += 1
         if self.idle >= PATIENCE_STEPS:
             self._stop()

@@ -197,3 +197,31 @@ def test_a_patch_still_failing_names_its_first_three_failing_tests(tmp_path: Pat
     text = still_failing(check)
     assert text.startswith("3 tests still fail with the patch (first: LabelTest.test_2000: ")
     assert text.count("; then LabelTest.") == 2 and text.endswith("(label_test.py line 16)).")
+
+
+def test_failing_tests_whose_code_ran_and_gave_wrong_values_fail_by_value(tmp_path: Path) -> None:
+    # space-age: eight methods written with round(…, 1) where the tests want two places
+    from tools.test_failures import fail_by_value
+
+    (tmp_path / "space_age.py").write_text(
+        "class SpaceAge:\n    def __init__(self, seconds):\n"
+        "        self.years = seconds / 31557600\n\n"
+        "    def on_earth(self):\n        return round(self.years, 1)\n"
+    )
+    (tmp_path / "space_age_test.py").write_text(
+        "import unittest\nfrom space_age import SpaceAge\n\n\n"
+        "class SpaceAgeTest(unittest.TestCase):\n"
+        "    def test_earth(self):\n"
+        "        self.assertEqual(SpaceAge(1000000000).on_earth(), 31.69)\n\n"
+        "    def test_plain(self):\n        assert SpaceAge(0).on_earth() == 1\n\n"
+        "    def test_mars(self):\n"
+        "        self.assertEqual(SpaceAge(2129871239).on_mars(), 35.88)\n"
+    )
+    output = real_output(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert not fail_by_value(output)  # on_mars does not exist: an AttributeError
+    with (tmp_path / "space_age.py").open("a") as handle:
+        handle.write("\n    def on_mars(self):\n        return round(self.years / 1.88, 1)\n")
+    output = real_output(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert "31.7 != 31.69" in output and "assert 0.0 == 1" in output
+    assert fail_by_value(output)
+    assert not fail_by_value("3 passed in 0.01s") and not fail_by_value("")

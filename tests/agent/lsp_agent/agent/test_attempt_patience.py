@@ -114,6 +114,42 @@ def test_a_later_attempts_first_draw_no_better_than_the_jobs_best_ends_it(
     assert context.state.stopped
 
 
+def by_value(*names: str) -> PatchCheck:
+    """A check whose failing tests ran and got wrong values (pytest's sections)."""
+    output = "".join(
+        f"____ {name} ____\n>       assert add(1, 2) == 3\nE       assert -1 == 3\n"
+        for name in names
+    )
+    ids = tuple(f"test_calc.py::{name}" for name in names)
+    return PatchCheck(True, False, output, 0.1, still_failing=ids)
+
+
+def test_a_later_attempts_draw_whose_values_are_off_is_repaired_once(tmp_path: Path) -> None:
+    """space-age: a draw with round(…, 1) for two places failed all eight tests, as every
+    version had; its values were off, so one more step sees them before the next draw."""
+    context = context_of(tmp_path)
+    propose(context, failing("test_add", "test_sub"), "return a - b")
+    later = AttemptPatience(context, enabled=True)
+    propose(context, by_value("test_add", "test_sub"), "return a - b + 0")
+    later.after_step(["propose_file"])  # no better, but its code runs: repaired once
+    assert not context.state.stopped
+    propose(context, by_value("test_add", "test_sub"), "return a - b + 1")
+    later.after_step(["propose_file"])  # the repair is no better: the attempt ends
+    assert context.state.stopped
+    context.state.start_again()
+    erring = AttemptPatience(context, enabled=True)
+    propose(context, failing("test_add", "test_sub"), "return a.b")  # an error, not values
+    erring.after_step(["propose_file"])
+    assert context.state.stopped
+    first = context_of(tmp_path / "first")  # the first attempt: one step of patience
+    patience = AttemptPatience(first, enabled=True)
+    propose(first, by_value("test_add"), "return a - b")
+    patience.after_step(["propose_file"])
+    propose(first, by_value("test_add"), "return a - b + 0")
+    patience.after_step(["propose_file"])
+    assert first.state.stopped
+
+
 def test_a_later_attempt_starts_from_the_jobs_best_version_and_its_failures(
     tmp_path: Path,
 ) -> None:
@@ -165,7 +201,7 @@ def test_a_job_whose_versions_stop_getting_closer_starts_again_hotter_until_one_
     turns = [
         version("return a - b"),  # passes test_zero only
         read,  # no better version: the attempt's patience is used up
-        version("return a * b"),  # attempt 2: as many failing, no better: a new draw
+        version("return a.b"),  # attempt 2: an AttributeError, no better: a new draw
         version("return a + b"),  # attempt 3: passes
         {"tool": "apply_patch", "arguments": {"patch_id": "p3"}},
         {"final_answer": "add() adds."},

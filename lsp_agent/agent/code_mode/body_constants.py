@@ -27,16 +27,17 @@ class BodyConstant:
 def body_constants(
     original: ast.Module, block: ast.Module, block_lines: list[str], written: set[str]
 ) -> list[BodyConstant]:
-    """The block's top-level constants that `original` assigns not at its top level but
-    once in one function's body (a top-level function, or a method of a top-level class),
-    each by a value that calls nothing. Functions, classes and methods named in `written`
-    (the block writes them whole) are left out, and so is a constant whose text holds a
-    string that spans lines (indenting it would change the string)."""
+    """The block's top-level tables (constants whose value is a dict, list, set or tuple
+    display) that `original` assigns not at its top level but once in one function's body
+    (a top-level function, or a method of a top-level class), by a table too. Functions,
+    classes and methods named in `written` (the block writes them whole) are left out, and
+    so is a table whose text holds a string that spans lines (indenting it would change
+    the string)."""
     assigned = {constant_name(node) for node in original.body}
     spots = _assignments_in_bodies(original, written)
     found: list[BodyConstant] = []
     for node in block.body:
-        name = constant_name(node) if is_constant(node) else ""
+        name = constant_name(node) if _is_table(node) else ""
         spot = spots.get(name) if name not in assigned else None
         if spot is None or _has_multiline_string(node):
             continue
@@ -50,7 +51,7 @@ def _assignments_in_bodies(
     tree: ast.Module, written: set[str]
 ) -> dict[str, tuple[ast.stmt, str, ast.stmt]]:
     """Name -> (top-level statement, owner, assignment), for names exactly one function
-    assigns, once, in its own body by a constant."""
+    assigns, once, in its own body by a table."""
     found: dict[str, list[tuple[ast.stmt, str, ast.stmt]]] = {}
     for top in tree.body:
         if isinstance(top, ast.ClassDef):
@@ -68,9 +69,16 @@ def _assignments_in_bodies(
             continue
         for owner, function in functions:
             for node in function.body:
-                if is_constant(node) and (name := constant_name(node)):
+                if _is_table(node) and (name := constant_name(node)):
                     found.setdefault(name, []).append((top, owner, node))
     return {name: spots[0] for name, spots in found.items() if len(spots) == 1}
+
+
+def _is_table(node: ast.stmt) -> bool:
+    """A constant whose value is a dict, list, set or tuple display: a local `total = 0` or
+    `word = "abc"` is more often a start value or an example than a table."""
+    value = getattr(node, "value", None)
+    return is_constant(node) and isinstance(value, ast.Dict | ast.List | ast.Set | ast.Tuple)
 
 
 def _has_multiline_string(node: ast.stmt) -> bool:

@@ -99,7 +99,9 @@ def test_a_body_table_is_left_where_it_would_be_ambiguous_or_would_change() -> N
     top = "letter_values = {}\n\n\n" + SCRABBLE  # the file's top level assigns it too
     assert merge(top, "letter_values = {'x': 8}\n") is None  # a constant alone merges nothing
     assert merge(SCRABBLE, "letter_values = make_table()\n") is None  # a call, not a constant
-    assert merge(SCRABBLE, 'letter_values = """a\nb"""\n') is None  # indenting would change it
+    counting = "def count(word):\n    total = 0\n    for _ in word:\n        total += 1\n"
+    assert merge(counting + "    return total\n", "total = 5\n") is None  # a start value
+    assert merge(SCRABBLE, 'letter_values = ["""a\nb"""]\n') is None  # indenting changes it
     # the function written whole as well: the block's table is its top-level constant
     whole = "letter_values = {'x': 8}\n\ndef score(word):\n    return letter_values[word]\n"
     merged = merge(SCRABBLE, whole)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 
 from safety.errors import propose_patch_call
 from sandbox.project import is_test_file
@@ -92,11 +92,9 @@ def failures(output: str, limit: int) -> list[str]:
     `first_failure` gives it. Shown one failing test of nine (test_blue_and_violet_and_blue),
     Qwen2.5-Coder-1.5B wrote the same label() again and again (resistor-color-trio); the
     expected values of a few tests show the rule ("33 ohms", "2 kiloohms", "470 kiloohms")."""
-    headers = list(_TEST_HEADER.finditer(output))
     found: list[str] = []
-    for number, header in enumerate(headers):
-        end = headers[number + 1].start() if number + 1 < len(headers) else len(output)
-        line = _failure_line(header.group(1), output[header.end() : end])
+    for test, section in _sections(output):
+        line = _failure_line(test, section)
         if line:
             found.append(line)
         if len(found) >= limit:
@@ -109,13 +107,20 @@ def fail_by_value(output: str) -> bool:
     ran and gave a value the test did not expect: `AssertionError: 31.7 != 31.69`), none by
     an error the code raised or a name it lacks; False when the output shows no failing
     test."""
+    sections = list(_sections(output))
+    for _test, section in sections:
+        error = _ERROR_LINE.search(section)
+        if error is None or not error.group(1).startswith(("AssertionError", "assert ")):
+            return False
+    return bool(sections)
+
+
+def _sections(output: str) -> Iterator[tuple[str, str]]:
+    """Each failing test pytest's `output` reports at length: its name and its section."""
     headers = list(_TEST_HEADER.finditer(output))
     for number, header in enumerate(headers):
         end = headers[number + 1].start() if number + 1 < len(headers) else len(output)
-        error = _ERROR_LINE.search(output, header.end(), end)
-        if error is None or not error.group(1).startswith(("AssertionError", "assert ")):
-            return False
-    return bool(headers)
+        yield header.group(1), output[header.end() : end]
 
 
 def _failure_line(test: str, section: str) -> str:
